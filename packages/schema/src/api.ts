@@ -1,0 +1,239 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import type { Block } from './blocks.ts';
+
+/**
+ * Shapes of the HTTP API. Route schemas are built from these, so they are at once the request
+ * validators, the response allow-lists and the OpenAPI document.
+ */
+
+const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/**
+ * Blocks as served. Ingest validated them against the block schema; the response only needs to
+ * pass them through, so the serializer is told not to re-check each variant.
+ */
+const ServedBlocks = Type.Unsafe<Block[]>({
+  type: 'array',
+  description: 'Blocks; see /public/v1/schema/blocks.json',
+  items: { type: 'object', additionalProperties: true },
+});
+const JsonObject = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true });
+
+export const SeoSchema = Type.Object({
+  title: Type.String(),
+  description: Type.String(),
+  canonicalPath: Type.String({ description: 'Articles path + "/" + percent-encoded slug' }),
+  ogTitle: Type.String(),
+  ogDescription: Type.String(),
+  ogImage: Nullable(Type.String()),
+  ogType: Type.String(),
+  jsonLd: JsonObject,
+});
+/** The `seo` object of a served article. */
+export type Seo = Static<typeof SeoSchema>;
+
+export const RelatedLinkSchema = Type.Object({
+  id: Type.String(),
+  slug: Type.String(),
+  title: Type.String(),
+  canonicalPath: Type.String(),
+});
+/** One item of an article's `related` list. */
+export type RelatedLink = Static<typeof RelatedLinkSchema>;
+
+const articleFields = {
+  id: Type.String(),
+  slug: Type.String(),
+  title: Type.String(),
+  blocks: ServedBlocks,
+  seo: SeoSchema,
+  publishedAt: Timestamp,
+  updatedAt: Timestamp,
+};
+export const ArticleListItemSchema = Type.Object(articleFields);
+/** An article as the list endpoint serves it (no `related`). */
+export type ArticleListItem = Static<typeof ArticleListItemSchema>;
+export const ArticleSchema = Type.Object({ ...articleFields, related: Type.Array(RelatedLinkSchema) });
+/** An article as the single-article read serves it. */
+export type Article = Static<typeof ArticleSchema>;
+
+export const PaginationSchema = Type.Object({
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer({ description: 'Count of all items' }),
+  totalPages: Type.Integer(),
+  hasNext: Type.Boolean(),
+  hasPrev: Type.Boolean(),
+});
+/** The pagination object of a list answer. */
+export type Pagination = Static<typeof PaginationSchema>;
+
+export const SitemapEntrySchema = Type.Object({
+  url: Type.String(),
+  lastModified: Timestamp,
+});
+/** One sitemap entry. */
+export type SitemapEntry = Static<typeof SitemapEntrySchema>;
+
+export const PageQuerySchema = Type.Object(
+  {
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 2147483647, default: 20, description: 'Capped to 100' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ErrorBodySchema = Type.Object({
+  success: Type.Literal(false),
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+        description: 'Validation problems: JSON Pointer of the field and what is wrong',
+      }),
+    ),
+  }),
+});
+/** Every error answer of the API. */
+export type ErrorBody = Static<typeof ErrorBodySchema>;
+
+/** `{ success: true, data }` around a success payload. */
+export function Success<T extends TSchema>(data: T) {
+  return Type.Object({ success: Type.Literal(true), data });
+}
+/** `{ success: true, data: [...], pagination }` around a page of items. */
+export function SuccessPage<T extends TSchema>(item: T) {
+  return Type.Object({ success: Type.Literal(true), data: Type.Array(item), pagination: PaginationSchema });
+}
+
+// Management API shapes.
+
+const ProjectName = Type.String({ minLength: 1, maxLength: 200 });
+const WebsiteUrl = Type.String({
+  maxLength: 2048,
+  description: 'Absolute http(s) origin of the website, e.g. https://www.example.com',
+});
+const ArticlesPath = Type.String({
+  maxLength: 500,
+  description: 'Path the articles live under, e.g. /blog; empty for the site root',
+});
+
+export const ProjectSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  websiteUrl: Nullable(Type.String()),
+  articlesPath: Type.String(),
+  createdAt: Timestamp,
+});
+/** A project and its site settings. */
+export type Project = Static<typeof ProjectSchema>;
+
+export const NewProjectSchema = Type.Object(
+  {
+    name: ProjectName,
+    websiteUrl: Type.Optional(Nullable(WebsiteUrl)),
+    articlesPath: Type.Optional(ArticlesPath),
+  },
+  { additionalProperties: false },
+);
+export type NewProject = Static<typeof NewProjectSchema>;
+export const ProjectPatchSchema = Type.Object(
+  {
+    name: Type.Optional(ProjectName),
+    websiteUrl: Type.Optional(Nullable(WebsiteUrl)),
+    articlesPath: Type.Optional(ArticlesPath),
+  },
+  { additionalProperties: false },
+);
+export type ProjectPatch = Static<typeof ProjectPatchSchema>;
+
+export const NewContentKeySchema = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
+export const ContentKeySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String({ description: 'The first characters of the key, to recognise it' }),
+  createdAt: Timestamp,
+  lastUsedAt: Nullable(Timestamp),
+});
+/** A content key as listed: never the secret. */
+export type ContentKey = Static<typeof ContentKeySchema>;
+export const CreatedContentKeySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String(),
+  key: Type.String({ description: 'The secret key; shown only in this answer' }),
+  createdAt: Timestamp,
+});
+/** The answer to creating a content key: the only time `key` is shown. */
+export type CreatedContentKey = Static<typeof CreatedContentKeySchema>;
+
+export const SeoInputSchema = Type.Object(
+  {
+    title: Type.Optional(Type.String({ maxLength: 300 })),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    ogTitle: Type.Optional(Type.String({ maxLength: 300 })),
+    ogDescription: Type.Optional(Type.String({ maxLength: 1000 })),
+    ogImage: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: 'Absolute http(s) URL' }))),
+    ogType: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    jsonLd: Type.Optional(JsonObject),
+  },
+  { additionalProperties: false, description: 'Any seo field but canonicalPath, which is derived' },
+);
+/** The `seo` fields an author may set; the rest take defaults. */
+export type SeoInput = Static<typeof SeoInputSchema>;
+
+export const ARTICLE_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+export const ArticleIdSchema = Type.String({ pattern: ARTICLE_ID_PATTERN });
+export const SlugSchema = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  // No `/`, `?`, `#`, `%`, whitespace or control characters.
+  pattern: String.raw`^[^/?#%\s\x00-\x1f\x7f]+$`,
+  description: '1–200 characters; no /, ?, #, %, whitespace or control characters',
+});
+
+/** Builds the ingest body schema around the block array schema of this server. */
+export function articleInputSchema<B extends TSchema>(blocks: B) {
+  return Type.Object(
+    {
+      slug: SlugSchema,
+      title: Type.String({ minLength: 1, maxLength: 500 }),
+      blocks,
+      seo: Type.Optional(SeoInputSchema),
+      related: Type.Optional(Type.Array(SlugSchema, { maxItems: 50, description: 'Slugs, in order' })),
+      published: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  );
+}
+/** The body of an article upsert. */
+export interface ArticleInput {
+  slug: string;
+  title: string;
+  blocks: Block[];
+  seo?: SeoInput;
+  related?: string[];
+  published?: boolean;
+}
+
+export const AdminArticleSchema = Type.Object({
+  id: Type.String(),
+  slug: Type.String(),
+  title: Type.String(),
+  blocks: ServedBlocks,
+  seo: SeoInputSchema,
+  related: Type.Array(Type.String()),
+  published: Type.Boolean(),
+  publishedAt: Nullable(Timestamp),
+  updatedAt: Timestamp,
+  createdAt: Timestamp,
+});
+/** An article as the management API shows it: the ingested fields and its state. */
+export type AdminArticle = Static<typeof AdminArticleSchema>;

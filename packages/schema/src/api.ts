@@ -190,13 +190,16 @@ export const SeoInputSchema = Type.Object(
 export type SeoInput = Static<typeof SeoInputSchema>;
 
 export const ARTICLE_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
-export const ArticleIdSchema = Type.String({ pattern: ARTICLE_ID_PATTERN });
+export const ArticleIdSchema = Type.String({
+  pattern: ARTICLE_ID_PATTERN,
+  description: '1–64 letters, digits, underscores or hyphens',
+});
 export const SlugSchema = Type.String({
   minLength: 1,
   maxLength: 200,
   // No `/`, `?`, `#`, `%`, whitespace or control characters.
   pattern: String.raw`^[^/?#%\s\x00-\x1f\x7f]+$`,
-  description: '1–200 characters; no /, ?, #, %, whitespace or control characters',
+  description: '1–200 characters without /, ?, #, %, whitespace or control characters',
 });
 
 /** Builds the ingest body schema around the block array schema of this server. */

@@ -1,0 +1,75 @@
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { blocksJsonSchema } from '@folio/schema';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from './db/tables.ts';
+import { installConditionalGets } from './http/caching.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { installJsonBodyParser } from './http/json-body.ts';
+import { createValidatorCompiler } from './http/validation.ts';
+import { adminRoutes } from './routes/admin/index.ts';
+import { deliveryRoutes } from './routes/delivery/content.ts';
+import { healthRoutes } from './routes/health.ts';
+import { publicRoutes } from './routes/public/public.ts';
+import type { AdminCredential } from './services/admin-auth.ts';
+import type { ServiceDeps } from './services/deps.ts';
+
+export const FOLIO_VERSION = '0.1.0';
+const BODY_LIMIT = 1024 * 1024;
+
+export interface AppOptions {
+  db: Kysely<Database>;
+  baseUrl: string;
+  adminCredential: AdminCredential;
+  /** Epoch milliseconds; injectable so tests control time. */
+  now?: () => number;
+  /** A pino logger; none means silent (tests). */
+  logger?: FastifyBaseLogger;
+}
+
+/** Builds the HTTP application. It never listens and never reads the environment. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const deps: ServiceDeps = { db: options.db, now: options.now ?? Date.now };
+  const blocksSchema = blocksJsonSchema(options.baseUrl);
+
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: BODY_LIMIT,
+    // Slugs may be 200 characters, several bytes each once percent-encoded.
+    routerOptions: { maxParamLength: 4096 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(createValidatorCompiler([blocksSchema]));
+  installJsonBodyParser(app);
+  installErrorHandling(app);
+  installConditionalGets(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Folio',
+        version: FOLIO_VERSION,
+        description: 'Content delivery API, public resources and management API of a Folio server.',
+      },
+      servers: [{ url: options.baseUrl }],
+      components: {
+        securitySchemes: {
+          contentKey: { type: 'http', scheme: 'bearer', description: 'A content key of the project' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (FOLIO_ADMIN_TOKEN)' },
+        },
+      },
+    },
+    transform: ({ schema, url }) => ({
+      schema: url.startsWith('/admin/') ? { ...schema, security: [{ adminToken: [] }] } : schema,
+      url,
+    }),
+  });
+
+  await app.register(healthRoutes(options.db));
+  await app.register(publicRoutes({ blocksSchema }));
+  await app.register(deliveryRoutes(deps));
+  await app.register(adminRoutes(deps, options.adminCredential, blocksSchema));
+  return app;
+}

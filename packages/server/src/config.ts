@@ -1,0 +1,144 @@
+import path from 'node:path';
+
+/** Everything the server reads from its environment, parsed and checked. */
+export interface Config {
+  port: number;
+  host: string;
+  /** `postgres://…` selects PostgreSQL; undefined selects the embedded SQLite file. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  baseUrl: string;
+  adminToken: string | undefined;
+  demo: boolean;
+  webhookAllowPrivate: boolean;
+  /** Delays before each retry after the first attempt, in milliseconds. */
+  webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+}
+
+/** A configuration problem: one line naming the variable. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `500ms`, `5s`, `5m`, `2h`, `1d`; a bare number is seconds. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  if (!match) return undefined;
+  return Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? 's']!);
+}
+
+/**
+ * Reads the configuration from `env`. Collects every problem before failing so an operator
+ * fixes them all in one go.
+ */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const read = <T>(name: string, fallback: T, parse: (raw: string) => T | undefined, expected: string): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = parse(raw);
+    if (value === undefined) {
+      problems.push(`${name}=${JSON.stringify(raw)} is not valid: expected ${expected}`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const port = read('PORT', 8080, parsePort, 'a port number from 0 to 65535');
+  const host = read('HOST', '127.0.0.1', (raw) => raw.trim() || undefined, 'a listen address');
+  const databaseUrl = read<string | undefined>(
+    'DATABASE_URL',
+    undefined,
+    parseDatabaseUrl,
+    'a postgres:// URL',
+  );
+  const dataDir = path.resolve(
+    cwd,
+    read('FOLIO_DATA_DIR', './data', (raw) => raw, 'a directory'),
+  );
+  const baseUrl = read(
+    'FOLIO_BASE_URL',
+    `http://localhost:${port}`,
+    parseBaseUrl,
+    'an absolute http(s) URL such as https://folio.example.com',
+  );
+  const adminToken = read<string | undefined>(
+    'FOLIO_ADMIN_TOKEN',
+    undefined,
+    (raw) => (raw.length >= 16 && !/\s/.test(raw) ? raw : undefined),
+    'at least 16 characters without whitespace',
+  );
+  const demo = read('FOLIO_DEMO', true, parseBoolean, 'true or false');
+  const webhookAllowPrivate = read('FOLIO_WEBHOOK_ALLOW_PRIVATE', false, parseBoolean, 'true or false');
+  const webhookRetryScheduleMs = read(
+    'FOLIO_WEBHOOK_RETRY_SCHEDULE',
+    [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    parseSchedule,
+    'comma-separated durations such as 5s,5m,30m,2h',
+  );
+  const webhookTimeoutMs = read(
+    'FOLIO_WEBHOOK_TIMEOUT',
+    10_000,
+    (raw) => {
+      const ms = parseDuration(raw);
+      return ms !== undefined && ms > 0 ? ms : undefined;
+    },
+    'a positive duration such as 10s',
+  );
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port,
+    host,
+    databaseUrl,
+    dataDir,
+    baseUrl,
+    adminToken,
+    demo,
+    webhookAllowPrivate,
+    webhookRetryScheduleMs,
+    webhookTimeoutMs,
+  };
+}
+
+function parsePort(raw: string): number | undefined {
+  if (!/^\d+$/.test(raw)) return undefined;
+  const port = Number(raw);
+  return port <= 65535 ? port : undefined;
+}
+
+function parseBoolean(raw: string): boolean | undefined {
+  const value = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(value)) return true;
+  if (['false', '0', 'no', 'off'].includes(value)) return false;
+  return undefined;
+}
+
+function parseDatabaseUrl(raw: string): string | undefined {
+  return /^postgres(ql)?:\/\//.test(raw) ? raw : undefined;
+}
+
+function parseBaseUrl(raw: string): string | undefined {
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseSchedule(raw: string): number[] | undefined {
+  const delays = raw.split(',').map((part) => parseDuration(part));
+  return delays.every((ms): ms is number => ms !== undefined) ? delays : undefined;
+}

@@ -1,0 +1,50 @@
+import path from 'node:path';
+import { Kysely } from 'kysely';
+import type { Database } from './tables.ts';
+
+/** Which database a `Kysely` talks to; only the files in `db/` branch on it. */
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** Where the data lives, for logs: the SQLite file or the PostgreSQL URL without credentials. */
+  location: string;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+/** Opens the configured database: PostgreSQL for a `postgres://` URL, else the SQLite file. */
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) {
+    const { createPostgresDialect } = await import('./postgres.ts');
+    const dialect = createPostgresDialect(options.databaseUrl, options.poolSize);
+    return {
+      db: new Kysely<Database>({ dialect }),
+      dialect: 'postgres',
+      location: redact(options.databaseUrl),
+    };
+  }
+  const { createSqliteDialect } = await import('./sqlite.ts');
+  const file = path.join(options.dataDir, 'folio.sqlite');
+  return {
+    db: new Kysely<Database>({ dialect: createSqliteDialect(file) }),
+    dialect: 'sqlite',
+    location: file,
+  };
+}
+
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return 'postgres';
+  }
+}

@@ -1,0 +1,37 @@
+import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import type { DialectName } from './connect.ts';
+import * as m0001 from './migrations/0001-initial.ts';
+
+/** Every migration, in order. Names are permanent: they are recorded in the database. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': m0001,
+};
+
+// Any constant shared by all Folio processes; it names the lock, nothing else.
+const MIGRATION_LOCK_KEY = 4_711_001;
+
+/**
+ * Applies pending migrations. On PostgreSQL a session advisory lock serializes processes that
+ * start at once, so the second waits and then finds nothing to do.
+ * Returns the names of the migrations this call applied.
+ */
+export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: DialectName): Promise<string[]> {
+  if (dialect !== 'postgres') return runMigrator(db);
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    try {
+      return await runMigrator(connection);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+    }
+  });
+}
+
+async function runMigrator<DB>(db: Kysely<DB>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? [])
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName);
+}

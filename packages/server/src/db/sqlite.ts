@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  SqliteAdapter,
+  type SqliteDatabase,
+  SqliteDialect,
+  SqliteDriver,
+  type SqliteStatement,
+} from 'kysely';
+
+/**
+ * The embedded database: Kysely's SQLite dialect over Node's built-in `node:sqlite`, so there is
+ * no native addon to build. WAL lets readers in other processes (the CLI) work beside the server.
+ */
+export function createSqliteDialect(file: string): SqliteDialect {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new DatabaseSync(file);
+  database.exec('PRAGMA journal_mode = WAL');
+  database.exec('PRAGMA foreign_keys = ON');
+  database.exec('PRAGMA busy_timeout = 5000');
+  database.exec('PRAGMA synchronous = NORMAL');
+  return new ImmediateSqliteDialect({ database: adaptDatabase(database) });
+}
+
+/** The SQLite dialect with write transactions that take the write lock at BEGIN. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+  override createAdapter() {
+    return new SqliteAdapter();
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  // A deferred BEGIN that later writes can fail with SQLITE_BUSY when another process wrote in
+  // between; IMMEDIATE waits for the lock up front (busy_timeout) instead.
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+const STATEMENT_CACHE_SIZE = 200;
+
+/** Wraps `DatabaseSync` in the better-sqlite3-like shape Kysely's driver expects. */
+function adaptDatabase(database: DatabaseSync): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => database.close(),
+    prepare(sql) {
+      const cached = cache.get(sql);
+      if (cached) return cached;
+      const statement = adaptStatement(database.prepare(sql));
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
+function adaptStatement(statement: StatementSync): SqliteStatement {
+  const reader = statement.columns().length > 0;
+  return {
+    reader,
+    all: (parameters) => statement.all(...bind(parameters)),
+    run: (parameters) => statement.run(...bind(parameters)),
+    iterate: (parameters) => statement.iterate(...bind(parameters)) as IterableIterator<unknown>,
+  };
+}
+
+// node:sqlite binds numbers, strings, bigints, buffers and null; booleans become 0/1.
+function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
+  return parameters.map((value) => {
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    if (value === undefined) return null;
+    return value as SQLInputValue;
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * The error catalogue: each code of the contract with its HTTP status and default message. The
+ * only place statuses are chosen; the HTTP layer maps an `AppError` once.
+ */
+export const ERRORS = {
+  invalid_query: { status: 400, message: 'The query string is not valid.' },
+  invalid_body: { status: 400, message: 'The request body is not valid.' },
+  unauthorized: { status: 401, message: 'A valid bearer token is required.' },
+  forbidden: { status: 403, message: 'This key cannot access that project.' },
+  not_found: { status: 404, message: 'Nothing was found at this address.' },
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  payload_too_large: { status: 413, message: 'The request body is larger than 1 MiB.' },
+  unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
+  rate_limited: { status: 429, message: 'Too many requests; retry later.' },
+  internal: { status: 500, message: 'Something went wrong on our side.' },
+  unavailable: { status: 503, message: 'The service is not ready.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** One problem with one field of the input: a JSON Pointer and a human sentence. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** An expected failure, carried as a value with a code from the catalogue. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message?: string, details?: ErrorDetail[]) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.details = details;
+  }
+}
+
+/** `404 not_found` naming what was missing. */
+export function notFound(what: string): AppError {
+  return new AppError('not_found', `${what} was not found.`);
+}

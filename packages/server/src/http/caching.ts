@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Strong ETags on every successful GET, and 304 for a matching `If-None-Match`. The tag is a
+ * hash of the exact bytes sent, so equal bytes always get equal tags.
+ */
+export function installConditionalGets(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', cacheControlFor(request.url));
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 32)}"`;
+    reply.header('etag', etag);
+    if (!matchesIfNoneMatch(request.headers['if-none-match'], etag)) return payload;
+    reply.code(304);
+    reply.removeHeader('content-type');
+    reply.removeHeader('content-length');
+    return '';
+  });
+}
+
+function cacheControlFor(url: string): string {
+  // Delivery answers are per key: a shared cache must not reuse them, but may revalidate.
+  if (url.startsWith('/api/')) return 'private, no-cache';
+  if (url.startsWith('/public/')) return 'public, max-age=300';
+  return 'no-store';
+}
+
+/** RFC 9110: `If-None-Match` uses the weak comparison, and `*` matches any current version. */
+function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
+}

@@ -1,0 +1,57 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import { describeValidationErrors, summarizeDetails } from './validation.ts';
+
+/**
+ * The one place where failures become HTTP answers in the contract's shape. Expected failures
+ * arrive as `AppError`s or Fastify's own client errors; anything else is a bug: logged in full,
+ * answered as `500 internal` with no internals in the body.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, appError);
+  });
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
+    sendError(
+      reply,
+      new AppError('not_found', `No route matches ${request.method} ${request.url.split('?')[0]}.`),
+    ),
+  );
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
+  reply.header('cache-control', 'no-store');
+  return reply.status(error.status).send({
+    success: false,
+    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+  });
+}
+
+function toAppError(error: FastifyError): AppError {
+  if (error instanceof AppError) return error;
+  if (error.validation) {
+    const part = error.validationContext ?? 'body';
+    const details = describeValidationErrors(
+      error.validation as Parameters<typeof describeValidationErrors>[0],
+    );
+    const code = part === 'body' ? 'invalid_body' : 'invalid_query';
+    return new AppError(code, summarizeDetails(part, details), details);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new AppError('unsupported_media_type');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_body', 'The Content-Length header does not match the body.');
+  }
+  if (error.statusCode === 404) return new AppError('not_found');
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError('invalid_query', `The request is not valid: ${error.message}`);
+  }
+  return new AppError('internal');
+}

@@ -1,0 +1,64 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ContentKeySchema, CreatedContentKeySchema, NewContentKeySchema, Success } from '@folio/schema';
+import { Type } from '@sinclair/typebox';
+import { createContentKey, listContentKeys, revokeContentKey } from '../../services/content-keys.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { errorResponses, NoContent, ProjectParams } from '../common.ts';
+
+const tags = ['Content keys'];
+
+export function contentKeyRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/admin/v1/projects/:projectId/keys',
+      {
+        schema: {
+          tags,
+          summary: 'Create a content key; the answer is the only time the key is shown',
+          params: ProjectParams,
+          body: NewContentKeySchema,
+          response: { 201: Success(CreatedContentKeySchema), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201);
+        return {
+          success: true as const,
+          data: await createContentKey(deps, request.params.projectId, request.body.name),
+        };
+      },
+    );
+
+    app.get(
+      '/admin/v1/projects/:projectId/keys',
+      {
+        schema: {
+          tags,
+          summary: 'List the working content keys, without secrets',
+          params: ProjectParams,
+          response: { 200: Success(Type.Array(ContentKeySchema)), ...errorResponses },
+        },
+      },
+      async (request) => ({
+        success: true as const,
+        data: await listContentKeys(deps, request.params.projectId),
+      }),
+    );
+
+    app.delete(
+      '/admin/v1/projects/:projectId/keys/:keyId',
+      {
+        schema: {
+          tags,
+          summary: 'Revoke a content key; it stops working on the next request',
+          params: Type.Object({ projectId: Type.String(), keyId: Type.String() }),
+          response: { 204: NoContent, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        await revokeContentKey(deps, request.params.projectId, request.params.keyId);
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}

@@ -1,0 +1,24 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { JsonSchemaDocument } from '@folio/schema';
+import { type AdminCredential, verifyAdminToken } from '../../services/admin-auth.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { readBearerToken } from '../../services/tokens.ts';
+import { articleRoutes } from './articles.ts';
+import { contentKeyRoutes } from './content-keys.ts';
+import { projectRoutes } from './projects.ts';
+
+/** The management API: every route needs the admin token, checked before anything else. */
+export function adminRoutes(
+  deps: ServiceDeps,
+  credential: AdminCredential,
+  blocksSchema: JsonSchemaDocument,
+): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onRequest', async (request) => {
+      verifyAdminToken(credential, readBearerToken(request.headers.authorization));
+    });
+    await app.register(projectRoutes(deps));
+    await app.register(contentKeyRoutes(deps));
+    await app.register(articleRoutes(deps, blocksSchema));
+  };
+}

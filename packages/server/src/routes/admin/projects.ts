@@ -1,0 +1,70 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { NewProjectSchema, ProjectPatchSchema, ProjectSchema, Success } from '@folio/schema';
+import { Type } from '@sinclair/typebox';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { createProject, getProject, listProjects, updateProject } from '../../services/projects.ts';
+import { errorResponses, ProjectParams } from '../common.ts';
+
+const tags = ['Projects'];
+
+export function projectRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/admin/v1/projects',
+      {
+        schema: {
+          tags,
+          summary: 'Create a project with its site settings',
+          body: NewProjectSchema,
+          response: { 201: Success(ProjectSchema), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201);
+        return { success: true as const, data: await createProject(deps, request.body) };
+      },
+    );
+
+    app.get(
+      '/admin/v1/projects',
+      {
+        schema: {
+          tags,
+          summary: 'List projects',
+          response: { 200: Success(Type.Array(ProjectSchema)), ...errorResponses },
+        },
+      },
+      async () => ({ success: true as const, data: await listProjects(deps) }),
+    );
+
+    app.get(
+      '/admin/v1/projects/:projectId',
+      {
+        schema: {
+          tags,
+          summary: 'Read a project',
+          params: ProjectParams,
+          response: { 200: Success(ProjectSchema), ...errorResponses },
+        },
+      },
+      async (request) => ({ success: true as const, data: await getProject(deps, request.params.projectId) }),
+    );
+
+    app.patch(
+      '/admin/v1/projects/:projectId',
+      {
+        schema: {
+          tags,
+          summary: 'Rename a project or change its site settings',
+          params: ProjectParams,
+          body: ProjectPatchSchema,
+          response: { 200: Success(ProjectSchema), ...errorResponses },
+        },
+      },
+      async (request) => ({
+        success: true as const,
+        data: await updateProject(deps, request.params.projectId, request.body),
+      }),
+    );
+  };
+}

@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../db/tables.ts';
+import { AppError } from '../errors.ts';
+import { errorResponses } from './common.ts';
+
+const Status = Type.Object({ success: Type.Literal(true), data: Type.Object({ status: Type.String() }) });
+
+/** Liveness (the process answers) and readiness (the database answers). */
+export function healthRoutes(db: Kysely<Database>): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/healthz',
+      { schema: { tags: ['Health'], summary: 'The process is up', response: { 200: Status } } },
+      async () => ({ success: true as const, data: { status: 'ok' } }),
+    );
+    app.get(
+      '/readyz',
+      {
+        schema: {
+          tags: ['Health'],
+          summary: 'The database answers',
+          response: { 200: Status, ...errorResponses },
+        },
+      },
+      async (request) => {
+        try {
+          await sql`select 1`.execute(db);
+        } catch (error) {
+          request.log.warn({ err: error }, 'database is not answering');
+          throw new AppError('unavailable', 'The database is not answering.');
+        }
+        return { success: true as const, data: { status: 'ready' } };
+      },
+    );
+  };
+}

@@ -1,0 +1,36 @@
+import { AppError } from '../errors.ts';
+import { insertSettingIfAbsent } from '../store/settings.ts';
+import type { ServiceDeps } from './deps.ts';
+import { generateToken, hashesEqual, hashToken } from './tokens.ts';
+
+const ADMIN_TOKEN_PREFIX = 'folio_admin_';
+const ADMIN_TOKEN_SETTING = 'admin_token_sha256';
+
+export interface AdminCredential {
+  /** SHA-256 of the token that opens the management API. */
+  hash: string;
+  /** Set only when this call generated the token: the one time it can be printed. */
+  generatedToken: string | undefined;
+}
+
+/**
+ * The admin credential: `FOLIO_ADMIN_TOKEN` when configured, else the token generated at the
+ * first start and kept only as a hash. When two processes start at once, one token wins.
+ */
+export async function resolveAdminCredential(
+  deps: ServiceDeps,
+  configuredToken: string | undefined,
+): Promise<AdminCredential> {
+  if (configuredToken) return { hash: hashToken(configuredToken), generatedToken: undefined };
+  const candidate = generateToken(ADMIN_TOKEN_PREFIX);
+  const stored = await insertSettingIfAbsent(deps.db, ADMIN_TOKEN_SETTING, hashToken(candidate));
+  return { hash: stored, generatedToken: stored === hashToken(candidate) ? candidate : undefined };
+}
+
+/** 401 unless `token` is the admin token. Content keys and unknown tokens are refused alike. */
+export function verifyAdminToken(credential: AdminCredential, token: string | undefined): void {
+  if (!token) throw new AppError('unauthorized', 'Send the admin token as "Authorization: Bearer <token>".');
+  if (!hashesEqual(hashToken(token), credential.hash)) {
+    throw new AppError('unauthorized', 'The admin token is not valid.');
+  }
+}

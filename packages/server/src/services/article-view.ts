@@ -1,0 +1,118 @@
+import type {
+  AdminArticle,
+  ArticleListItem,
+  Block,
+  RelatedLink,
+  Seo,
+  SeoInput,
+  SitemapEntry,
+} from '@folio/schema';
+import type { ArticleRow, ProjectRow } from '../db/tables.ts';
+import type { RelatedRow, SitemapRow } from '../store/articles.ts';
+import { isoTime } from './deps.ts';
+
+/** The project settings that shape served URLs. */
+export type SiteSettings = Pick<ProjectRow, 'website_url' | 'articles_path'>;
+
+const DESCRIPTION_MAX = 160;
+
+/** Articles path + `/` + percent-encoded slug; never a trailing slash. */
+export function canonicalPath(site: SiteSettings, slug: string): string {
+  return `${site.articles_path}/${encodeURIComponent(slug)}`;
+}
+
+/** An article as the delivery API serves it, without `related`. */
+export function toServedArticle(row: ArticleRow, site: SiteSettings): ArticleListItem {
+  const blocks = JSON.parse(row.blocks) as Block[];
+  return {
+    id: row.id,
+    slug: row.slug,
+    title: row.title,
+    blocks,
+    seo: buildSeo(row, blocks, JSON.parse(row.seo) as SeoInput, site),
+    publishedAt: isoTime(row.published_at ?? row.updated_at),
+    updatedAt: isoTime(row.updated_at),
+  };
+}
+
+export function toRelatedLink(row: RelatedRow, site: SiteSettings): RelatedLink {
+  return { id: row.id, slug: row.slug, title: row.title, canonicalPath: canonicalPath(site, row.slug) };
+}
+
+export function toSitemapEntry(row: SitemapRow, websiteUrl: string, site: SiteSettings): SitemapEntry {
+  return { url: `${websiteUrl}${canonicalPath(site, row.slug)}`, lastModified: isoTime(row.updated_at) };
+}
+
+/** An article as the management API shows it: what was ingested, and its state. */
+export function toAdminArticle(row: ArticleRow): AdminArticle {
+  return {
+    id: row.id,
+    slug: row.slug,
+    title: row.title,
+    blocks: JSON.parse(row.blocks) as Block[],
+    seo: JSON.parse(row.seo) as SeoInput,
+    related: JSON.parse(row.related) as string[],
+    published: row.published === 1,
+    publishedAt: row.published_at === null ? null : isoTime(row.published_at),
+    updatedAt: isoTime(row.updated_at),
+    createdAt: isoTime(row.created_at),
+  };
+}
+
+function buildSeo(row: ArticleRow, blocks: Block[], input: SeoInput, site: SiteSettings): Seo {
+  const path = canonicalPath(site, row.slug);
+  const title = input.title ?? row.title;
+  const description = input.description ?? firstParagraphSummary(blocks);
+  const ogImage = input.ogImage !== undefined ? input.ogImage : firstImageUrl(blocks, site);
+  return {
+    title,
+    description,
+    canonicalPath: path,
+    ogTitle: input.ogTitle ?? title,
+    ogDescription: input.ogDescription ?? description,
+    ogImage,
+    ogType: input.ogType ?? 'article',
+    jsonLd: input.jsonLd ?? blogPosting(row, { title, description, path, ogImage }, site),
+  };
+}
+
+function blogPosting(
+  row: ArticleRow,
+  seo: { title: string; description: string; path: string; ogImage: string | null },
+  site: SiteSettings,
+): Record<string, unknown> {
+  const url = site.website_url ? `${site.website_url}${seo.path}` : undefined;
+  return {
+    '@context': 'https://schema.org',
+    '@type': 'BlogPosting',
+    headline: seo.title,
+    description: seo.description,
+    datePublished: isoTime(row.published_at ?? row.updated_at),
+    dateModified: isoTime(row.updated_at),
+    ...(url ? { url, mainEntityOfPage: { '@type': 'WebPage', '@id': url } } : {}),
+    ...(seo.ogImage ? { image: seo.ogImage } : {}),
+  };
+}
+
+/** The first paragraph's text, cut at a word boundary to at most 160 characters. */
+export function firstParagraphSummary(blocks: Block[]): string {
+  const paragraph = blocks.find((block) => block.type === 'paragraph');
+  if (!paragraph) return '';
+  const text = paragraph.content
+    .map((run) => run.text)
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text.length <= DESCRIPTION_MAX) return text;
+  const cut = text.slice(0, DESCRIPTION_MAX + 1);
+  const boundary = cut.lastIndexOf(' ');
+  return (boundary > 0 ? cut.slice(0, boundary) : text.slice(0, DESCRIPTION_MAX)).trimEnd();
+}
+
+/** The first image block's URL as an absolute URL, or null when it cannot be made absolute. */
+function firstImageUrl(blocks: Block[], site: SiteSettings): string | null {
+  const image = blocks.find((block) => block.type === 'image');
+  if (!image) return null;
+  if (/^https?:\/\//i.test(image.url)) return image.url;
+  return site.website_url ? `${site.website_url}${image.url}` : null;
+}

@@ -1,0 +1,223 @@
+import type { AdminArticle, ArticleInput, Pagination, SeoInput } from '@folio/schema';
+import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../db/errors.ts';
+import type { ArticleRow, ArticleUpdate, Database } from '../db/tables.ts';
+import { AppError, notFound } from '../errors.ts';
+import * as articles from '../store/articles.ts';
+import { bumpContentVersion, findProject } from '../store/projects.ts';
+import { toAdminArticle } from './article-view.ts';
+import type { ServiceDeps } from './deps.ts';
+import { recordEvent } from './events.ts';
+import { type PageQuery, paginate } from './pagination.ts';
+import { requireProject } from './projects.ts';
+import { stableStringify } from './stable-json.ts';
+
+/** The columns that make up what an article serves; a change to any of them is a real change. */
+type ServedFields = Pick<ArticleRow, 'slug' | 'title' | 'blocks' | 'seo' | 'related'>;
+
+export interface UpsertResult {
+  article: AdminArticle;
+  created: boolean;
+}
+
+/**
+ * Creates or replaces the article `id` (chosen by the caller, so imports can be replayed). A
+ * replace that changes nothing served and no state is a no-op: no new `updatedAt`, no event.
+ */
+export async function upsertArticle(
+  deps: ServiceDeps,
+  projectId: string,
+  id: string,
+  input: ArticleInput,
+): Promise<UpsertResult> {
+  checkSeo(input.seo);
+  const fields: ServedFields = {
+    slug: input.slug,
+    title: input.title,
+    blocks: JSON.stringify(input.blocks),
+    seo: JSON.stringify(input.seo ?? {}),
+    related: JSON.stringify(input.related ?? []),
+  };
+  return withSlugConflicts(input.slug, () =>
+    deps.db.transaction().execute(async (trx) => {
+      await requireProjectIn(trx, projectId);
+      const taken = await articles.findArticleBySlug(trx, projectId, input.slug);
+      if (taken && taken.id !== id) throw slugTaken(input.slug, taken.id);
+      const existing = await articles.findArticle(trx, projectId, id);
+      const now = deps.now();
+      if (existing) {
+        const row = await applyChange(
+          trx,
+          existing,
+          fields,
+          input.published ?? existing.published === 1,
+          now,
+        );
+        return { article: toAdminArticle(row), created: false };
+      }
+      const published = input.published === true;
+      const row = await articles.insertArticle(trx, {
+        project_id: projectId,
+        id,
+        ...fields,
+        published: published ? 1 : 0,
+        published_at: published ? now : null,
+        updated_at: now,
+        created_at: now,
+      });
+      if (published) {
+        await recordEvent(trx, projectId, 'content.created', { id, slug: row.slug }, now);
+        await bumpContentVersion(trx, projectId);
+      }
+      return { article: toAdminArticle(row), created: true };
+    }),
+  );
+}
+
+/** Publishes an article; publishing a published article is a no-op. */
+export async function publishArticle(
+  deps: ServiceDeps,
+  projectId: string,
+  id: string,
+): Promise<AdminArticle> {
+  return setPublished(deps, projectId, id, true);
+}
+
+/** Unpublishes an article; it stops being served at once. */
+export async function unpublishArticle(
+  deps: ServiceDeps,
+  projectId: string,
+  id: string,
+): Promise<AdminArticle> {
+  return setPublished(deps, projectId, id, false);
+}
+
+async function setPublished(
+  deps: ServiceDeps,
+  projectId: string,
+  id: string,
+  published: boolean,
+): Promise<AdminArticle> {
+  return deps.db.transaction().execute(async (trx) => {
+    const existing = await requireArticleIn(trx, projectId, id);
+    return toAdminArticle(await applyChange(trx, existing, undefined, published, deps.now()));
+  });
+}
+
+export async function deleteArticle(deps: ServiceDeps, projectId: string, id: string): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const existing = await requireArticleIn(trx, projectId, id);
+    await articles.deleteArticle(trx, projectId, id);
+    if (existing.published === 1) {
+      await recordEvent(trx, projectId, 'content.deleted', { id, slug: existing.slug }, deps.now());
+      await bumpContentVersion(trx, projectId);
+    }
+  });
+}
+
+export async function getArticle(deps: ServiceDeps, projectId: string, id: string): Promise<AdminArticle> {
+  return toAdminArticle(await requireArticleIn(deps.db, projectId, id));
+}
+
+export async function listArticles(
+  deps: ServiceDeps,
+  projectId: string,
+  query: PageQuery,
+): Promise<{ data: AdminArticle[]; pagination: Pagination }> {
+  await requireProject(deps, projectId);
+  const total = await articles.countAllArticles(deps.db, projectId);
+  const { pagination, offset } = paginate(query, total);
+  const rows =
+    offset < total
+      ? await articles.listAllArticles(deps.db, projectId, { limit: pagination.limit, offset })
+      : [];
+  return { data: rows.map(toAdminArticle), pagination };
+}
+
+/**
+ * Moves `existing` to its new fields and state and records what a receiver must hear:
+ * publishing → created, unpublishing → unpublished, a served change while published → updated.
+ */
+async function applyChange(
+  trx: Kysely<Database>,
+  existing: ArticleRow,
+  fields: ServedFields | undefined,
+  publish: boolean,
+  now: number,
+): Promise<ArticleRow> {
+  const changed = fields !== undefined && servedContentDiffers(existing, fields);
+  const wasPublished = existing.published === 1;
+  if (!changed && publish === wasPublished) return existing;
+
+  const patch: ArticleUpdate = { ...(changed ? fields : {}), published: publish ? 1 : 0 };
+  if (changed || (publish && !wasPublished)) patch.updated_at = now;
+  if (publish && existing.published_at === null) patch.published_at = now;
+  const row = await articles.updateArticle(trx, existing.project_id, existing.id, patch);
+
+  const { project_id: projectId, id } = existing;
+  if (publish && !wasPublished) {
+    await recordEvent(trx, projectId, 'content.created', { id, slug: row.slug }, now);
+  } else if (!publish && wasPublished) {
+    await recordEvent(trx, projectId, 'content.unpublished', { id, slug: existing.slug }, now);
+  } else if (publish && changed) {
+    const previousSlug = existing.slug !== row.slug ? { previousSlug: existing.slug } : {};
+    await recordEvent(trx, projectId, 'content.updated', { id, slug: row.slug, ...previousSlug }, now);
+  }
+  if (publish || wasPublished) await bumpContentVersion(trx, projectId);
+  return row;
+}
+
+function servedContentDiffers(row: ArticleRow, fields: ServedFields): boolean {
+  return (
+    row.slug !== fields.slug ||
+    row.title !== fields.title ||
+    row.related !== fields.related ||
+    stableStringify(JSON.parse(row.blocks)) !== stableStringify(JSON.parse(fields.blocks)) ||
+    stableStringify(JSON.parse(row.seo)) !== stableStringify(JSON.parse(fields.seo))
+  );
+}
+
+function checkSeo(seo: SeoInput | undefined): void {
+  const image = seo?.ogImage;
+  if (typeof image === 'string' && !isAbsoluteHttpUrl(image)) {
+    const why = 'must be an absolute http(s) URL or null';
+    throw new AppError('invalid_body', `seo.ogImage ${why}.`, [{ path: '/seo/ogImage', message: why }]);
+  }
+}
+
+function isAbsoluteHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !/\s/.test(value);
+  } catch {
+    return false;
+  }
+}
+
+async function requireProjectIn(db: Kysely<Database>, projectId: string): Promise<void> {
+  if (!(await findProject(db, projectId))) throw notFound(`Project "${projectId}"`);
+}
+
+async function requireArticleIn(db: Kysely<Database>, projectId: string, id: string): Promise<ArticleRow> {
+  await requireProjectIn(db, projectId);
+  const row = await articles.findArticle(db, projectId, id);
+  if (!row) throw notFound(`Article "${id}"`);
+  return row;
+}
+
+function slugTaken(slug: string, byId?: string): AppError {
+  const by = byId ? ` by article "${byId}"` : '';
+  return new AppError('conflict', `The slug "${slug}" is already used${by} in this project.`, [
+    { path: '/slug', message: 'is already used by another article' },
+  ]);
+}
+
+// Two writers racing for one slug both pass the lookup; the unique index decides.
+async function withSlugConflicts<T>(slug: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken(slug);
+    throw error;
+  }
+}

@@ -1,0 +1,80 @@
+import type { ContentKey, CreatedContentKey } from '@folio/schema';
+import type { ContentKeyRow, ProjectRow } from '../db/tables.ts';
+import { AppError, notFound } from '../errors.ts';
+import * as keys from '../store/content-keys.ts';
+import { isoTime, type ServiceDeps } from './deps.ts';
+import { requireProject } from './projects.ts';
+import { generateId, generateToken, hashToken } from './tokens.ts';
+
+export const CONTENT_KEY_PREFIX = 'folio_ck_';
+// Shown in lists so an operator can tell keys apart without the secret.
+const DISPLAY_PREFIX_LENGTH = CONTENT_KEY_PREFIX.length + 6;
+// lastUsedAt is for humans; writing it on every read would turn each read into a write.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function toContentKey(row: ContentKeyRow): ContentKey {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: isoTime(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : isoTime(row.last_used_at),
+  };
+}
+
+/** Creates a key; the answer is the only place the secret ever appears. */
+export async function createContentKey(
+  deps: ServiceDeps,
+  projectId: string,
+  name: string,
+): Promise<CreatedContentKey> {
+  await requireProject(deps, projectId);
+  const key = generateToken(CONTENT_KEY_PREFIX);
+  const row = await keys.insertContentKey(deps.db, {
+    id: generateId('key'),
+    project_id: projectId,
+    name,
+    prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+    key_hash: hashToken(key),
+    created_at: deps.now(),
+    last_used_at: null,
+    revoked_at: null,
+  });
+  return { id: row.id, name: row.name, prefix: row.prefix, key, createdAt: isoTime(row.created_at) };
+}
+
+export async function listContentKeys(deps: ServiceDeps, projectId: string): Promise<ContentKey[]> {
+  await requireProject(deps, projectId);
+  return (await keys.listActiveContentKeys(deps.db, projectId)).map(toContentKey);
+}
+
+export async function revokeContentKey(deps: ServiceDeps, projectId: string, keyId: string): Promise<void> {
+  await requireProject(deps, projectId);
+  if (!(await keys.revokeContentKey(deps.db, projectId, keyId, deps.now()))) throw notFound(`Key "${keyId}"`);
+}
+
+/**
+ * Checks a delivery request's key against the project it asks for and returns that project:
+ * 401 for a missing, unknown or revoked key, 403 for a valid key of another project.
+ */
+export async function authenticateContentKey(
+  deps: ServiceDeps,
+  token: string | undefined,
+  projectId: string,
+): Promise<ProjectRow> {
+  if (!token) {
+    throw new AppError('unauthorized', 'Send the content key as "Authorization: Bearer <content key>".');
+  }
+  const found = token.startsWith(CONTENT_KEY_PREFIX)
+    ? await keys.findContentKeyWithProject(deps.db, hashToken(token))
+    : undefined;
+  if (!found || found.revokedAt !== null) throw new AppError('unauthorized', 'The content key is not valid.');
+  if (found.project.id !== projectId) {
+    throw new AppError('forbidden', 'This content key belongs to another project.');
+  }
+  const now = deps.now();
+  if (found.lastUsedAt === null || now - found.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+    await keys.touchContentKey(deps.db, found.keyId, now);
+  }
+  return found.project;
+}

@@ -1,0 +1,97 @@
+import type { NewProject, Project, ProjectPatch } from '@folio/schema';
+import type { ProjectRow, ProjectUpdate } from '../db/tables.ts';
+import { AppError, notFound } from '../errors.ts';
+import * as store from '../store/projects.ts';
+import { isoTime, type ServiceDeps } from './deps.ts';
+import { generateId } from './tokens.ts';
+
+export function toProject(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    websiteUrl: row.website_url,
+    articlesPath: row.articles_path,
+    createdAt: isoTime(row.created_at),
+  };
+}
+
+export async function createProject(deps: ServiceDeps, input: NewProject): Promise<Project> {
+  const row = await store.insertProject(deps.db, {
+    id: generateId('prj'),
+    name: input.name.trim() || input.name,
+    website_url: normalizeWebsiteUrl(input.websiteUrl ?? null),
+    articles_path: normalizeArticlesPath(input.articlesPath ?? ''),
+    created_at: deps.now(),
+  });
+  return toProject(row);
+}
+
+export async function listProjects(deps: ServiceDeps): Promise<Project[]> {
+  return (await store.listProjects(deps.db)).map(toProject);
+}
+
+/** The project row, or `404 not_found`. */
+export async function requireProject(deps: ServiceDeps, id: string): Promise<ProjectRow> {
+  const row = await store.findProject(deps.db, id);
+  if (!row) throw notFound(`Project "${id}"`);
+  return row;
+}
+
+export async function getProject(deps: ServiceDeps, id: string): Promise<Project> {
+  return toProject(await requireProject(deps, id));
+}
+
+export async function updateProject(deps: ServiceDeps, id: string, patch: ProjectPatch): Promise<Project> {
+  const update: ProjectUpdate = {};
+  if (patch.name !== undefined) update.name = patch.name;
+  if (patch.websiteUrl !== undefined) update.website_url = normalizeWebsiteUrl(patch.websiteUrl);
+  if (patch.articlesPath !== undefined) update.articles_path = normalizeArticlesPath(patch.articlesPath);
+  return deps.db.transaction().execute(async (trx) => {
+    const current = await store.findProject(trx, id);
+    if (!current) throw notFound(`Project "${id}"`);
+    if (Object.keys(update).length === 0) return toProject(current);
+    const servedChange =
+      (update.website_url !== undefined && update.website_url !== current.website_url) ||
+      (update.articles_path !== undefined && update.articles_path !== current.articles_path);
+    const row = (await store.updateProject(trx, id, update))!;
+    // Canonical paths, jsonLd URLs and the sitemap are built on these settings.
+    if (servedChange) await store.bumpContentVersion(trx, id);
+    return toProject(row);
+  });
+}
+
+/**
+ * An absolute http(s) origin. A trailing slash is dropped; a path, query, fragment or
+ * credentials are refused because every sitemap URL is built on this origin.
+ */
+export function normalizeWebsiteUrl(value: string | null): string | null {
+  if (value === null || value.trim() === '') return null;
+  const refuse = (why: string) =>
+    new AppError('invalid_body', `websiteUrl ${why}.`, [{ path: '/websiteUrl', message: why }]);
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw refuse('must be an absolute URL such as https://www.example.com');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('must use http or https');
+  if (url.username || url.password) throw refuse('must not contain credentials');
+  if (url.pathname !== '/' || url.search || url.hash) {
+    throw refuse('must be an origin without a path, query or fragment, such as https://www.example.com');
+  }
+  return url.origin;
+}
+
+const PATH_SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/;
+
+/** `""` or `/segment[/segment…]`: a leading slash, no trailing slash, no empty segments. */
+export function normalizeArticlesPath(value: string): string {
+  const segments = value.trim().split('/').filter(Boolean);
+  for (const segment of segments) {
+    if (!PATH_SEGMENT.test(segment) || segment === '.' || segment === '..') {
+      const why = `has a segment "${segment}" that is not allowed in a URL path (use letters, digits and - . _ ~)`;
+      throw new AppError('invalid_body', `articlesPath ${why}.`, [{ path: '/articlesPath', message: why }]);
+    }
+  }
+  return segments.length === 0 ? '' : `/${segments.join('/')}`;
+}

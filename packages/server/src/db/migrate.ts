@@ -20,15 +20,21 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: DialectName):
   return db.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
     try {
-      return await runMigrator(connection);
+      // Keep Kysely's bookkeeping tables beside the data, in whatever schema search_path selects.
+      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(connection);
+      return await runMigrator(connection, rows[0]?.schema);
     } finally {
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
     }
   });
 }
 
-async function runMigrator<DB>(db: Kysely<DB>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+async function runMigrator<DB>(db: Kysely<DB>, schema?: string): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? [])

@@ -13,12 +13,25 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, appError);
   });
+  // No id or slug can contain U+0000 (and PostgreSQL could not even compare one), so a path
+  // holding it names nothing.
+  app.addHook('preValidation', async (request) => {
+    const params = request.params as Record<string, unknown> | undefined;
+    if (params && Object.values(params).some((value) => typeof value === 'string' && value.includes('\u0000'))) {
+      throw new AppError('not_found', 'No id or slug contains a NUL character.');
+    }
+  });
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
     sendError(
       reply,
       new AppError('not_found', `No route matches ${request.method} ${request.url.split('?')[0]}.`),
     ),
   );
+}
+
+/** For Fastify's `frameworkErrors`: failures found while routing, before any hook runs. */
+export function handleFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendError(reply, toAppError(error));
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
@@ -46,6 +59,11 @@ function toAppError(error: FastifyError): AppError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
       return new AppError('unsupported_media_type');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('invalid_query', 'The URL path is not valid percent-encoded UTF-8.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // Longer than any id or slug can be, so nothing can live there.
+      return new AppError('not_found', 'A path segment is longer than any id or slug, so nothing is there.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('invalid_body', 'The Content-Length header does not match the body.');
   }

@@ -11,11 +11,22 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
+      value = JSON.parse(text, refuseNul);
     } catch (error) {
+      if (error instanceof AppError) return done(error, undefined);
       const reason = error instanceof Error ? error.message : 'it cannot be parsed';
-      done(new AppError('invalid_body', `The request body is not valid JSON: ${reason}`), undefined);
+      return done(new AppError('invalid_body', `The request body is not valid JSON: ${reason}`), undefined);
     }
+    done(null, value);
   });
+}
+
+// PostgreSQL text cannot hold U+0000; refusing it here keeps both dialects alike.
+function refuseNul(key: string, value: unknown): unknown {
+  if (key.includes('\u0000') || (typeof value === 'string' && value.includes('\u0000'))) {
+    throw new AppError('invalid_body', 'The request body contains a NUL character (\\u0000), which cannot be stored.');
+  }
+  return value;
 }

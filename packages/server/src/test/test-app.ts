@@ -1,0 +1,124 @@
+import type { ArticleInput, Block, Project } from '@folio/schema';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Kysely } from 'kysely';
+import { buildApp } from '../app.ts';
+import type { DialectName } from '../db/connect.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import type { Database } from '../db/tables.ts';
+import { resolveAdminCredential } from '../services/admin-auth.ts';
+import { createTestDatabase, type TestDatabase } from './databases.ts';
+
+export const TEST_BASE_URL = 'http://folio.test';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** Where a test's clock starts. */
+export const START_TIME = Date.parse('2026-11-20T10:00:00.000Z');
+
+/** A clock the test moves by hand. */
+export interface TestClock {
+  now: () => number;
+  advance: (ms: number) => void;
+}
+
+export function createClock(start = START_TIME): TestClock {
+  let time = start;
+  return { now: () => time, advance: (ms) => void (time += ms) };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Kysely<Database>;
+  database: TestDatabase;
+  clock: TestClock;
+  /** A request with the admin token. */
+  admin(method: InjectOptions['method'], url: string, body?: unknown): Promise<LightMyRequestResponse>;
+  /** A delivery request with a content key. */
+  deliver(key: string, url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  createProject(fields?: { name?: string; websiteUrl?: string | null; articlesPath?: string }): Promise<Project>;
+  createKey(projectId: string): Promise<string>;
+  /** PUTs an article and fails the test unless it was accepted. */
+  putArticle(projectId: string, id: string, input: ArticleInput): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** A fresh database, migrated, and the app on it, driven through `inject`. */
+export async function createTestApp(dialect: DialectName, options: { baseUrl?: string } = {}): Promise<TestApp> {
+  const database = await createTestDatabase(dialect);
+  await migrateToLatest(database.db, dialect);
+  const clock = createClock();
+  const adminCredential = await resolveAdminCredential({ db: database.db, now: clock.now }, ADMIN_TOKEN);
+  const app = await buildApp({
+    db: database.db,
+    baseUrl: options.baseUrl ?? TEST_BASE_URL,
+    adminCredential,
+    now: clock.now,
+  });
+
+  const admin: TestApp['admin'] = (method, url, body) =>
+    app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
+
+  const expectStatus = (response: LightMyRequestResponse, statuses: number[], what: string) => {
+    if (!statuses.includes(response.statusCode)) {
+      throw new Error(`${what} answered ${response.statusCode}: ${response.body}`);
+    }
+    return response;
+  };
+
+  return {
+    app,
+    db: database.db,
+    database,
+    clock,
+    admin,
+    deliver: (key, url, headers = {}) =>
+      app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}`, ...headers } }),
+    async createProject(fields = {}) {
+      const response = expectStatus(
+        await admin('POST', '/admin/v1/projects', { name: 'Test site', ...fields }),
+        [201],
+        'create project',
+      );
+      return response.json().data as Project;
+    },
+    async createKey(projectId) {
+      const response = expectStatus(
+        await admin('POST', `/admin/v1/projects/${projectId}/keys`, { name: 'test key' }),
+        [201],
+        'create key',
+      );
+      return response.json().data.key as string;
+    },
+    async putArticle(projectId, id, input) {
+      return expectStatus(
+        await admin('PUT', `/admin/v1/projects/${projectId}/articles/${id}`, input),
+        [200, 201],
+        `put article ${id}`,
+      );
+    },
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+let counter = 0;
+
+/** A valid article body; each call gets a unique slug unless one is given. */
+export function newArticle(overrides: Partial<ArticleInput> = {}): ArticleInput {
+  counter += 1;
+  return {
+    slug: `article-${counter}`,
+    title: `Article ${counter}`,
+    blocks: [paragraph(`The body of article ${counter}.`)],
+    ...overrides,
+  };
+}
+
+export function paragraph(text: string): Block {
+  return { type: 'paragraph', content: [{ text }] };
+}

@@ -17,7 +17,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   // holding it names nothing.
   app.addHook('preValidation', async (request) => {
     const params = request.params as Record<string, unknown> | undefined;
-    if (params && Object.values(params).some((value) => typeof value === 'string' && value.includes('\u0000'))) {
+    if (
+      params &&
+      Object.values(params).some((value) => typeof value === 'string' && value.includes('\u0000'))
+    ) {
       throw new AppError('not_found', 'No id or slug contains a NUL character.');
     }
   });
@@ -30,7 +33,11 @@ export function installErrorHandling(app: FastifyInstance): void {
 }
 
 /** For Fastify's `frameworkErrors`: failures found while routing, before any hook runs. */
-export function handleFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function handleFrameworkError(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   void sendError(reply, toAppError(error));
 }
 

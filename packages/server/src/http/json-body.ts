@@ -26,7 +26,10 @@ export function installJsonBodyParser(app: FastifyInstance): void {
 // PostgreSQL text cannot hold U+0000; refusing it here keeps both dialects alike.
 function refuseNul(key: string, value: unknown): unknown {
   if (key.includes('\u0000') || (typeof value === 'string' && value.includes('\u0000'))) {
-    throw new AppError('invalid_body', 'The request body contains a NUL character (\\u0000), which cannot be stored.');
+    throw new AppError(
+      'invalid_body',
+      'The request body contains a NUL character (\\u0000), which cannot be stored.',
+    );
   }
   return value;
 }

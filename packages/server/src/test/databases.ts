@@ -128,4 +128,3 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     close,
   };
 }
-

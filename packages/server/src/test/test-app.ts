@@ -33,7 +33,11 @@ export interface TestApp {
   admin(method: InjectOptions['method'], url: string, body?: unknown): Promise<LightMyRequestResponse>;
   /** A delivery request with a content key. */
   deliver(key: string, url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-  createProject(fields?: { name?: string; websiteUrl?: string | null; articlesPath?: string }): Promise<Project>;
+  createProject(fields?: {
+    name?: string;
+    websiteUrl?: string | null;
+    articlesPath?: string;
+  }): Promise<Project>;
   createKey(projectId: string): Promise<string>;
   /** PUTs an article and fails the test unless it was accepted. */
   putArticle(projectId: string, id: string, input: ArticleInput): Promise<LightMyRequestResponse>;
@@ -41,7 +45,10 @@ export interface TestApp {
 }
 
 /** A fresh database, migrated, and the app on it, driven through `inject`. */
-export async function createTestApp(dialect: DialectName, options: { baseUrl?: string } = {}): Promise<TestApp> {
+export async function createTestApp(
+  dialect: DialectName,
+  options: { baseUrl?: string } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase(dialect);
   await migrateToLatest(database.db, dialect);
   const clock = createClock();

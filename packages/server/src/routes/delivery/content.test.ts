@@ -41,12 +41,16 @@ for (const dialect of DIALECTS) {
     });
 
     test('a valid key answers 200 and works with any case of the Bearer scheme', async () => {
-      const response = await t.app.inject({ method: 'GET', url: list(), headers: { authorization: `bearer ${key}` } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: list(),
+        headers: { authorization: `bearer ${key}` },
+      });
       assert.equal(response.statusCode, 200);
       assert.equal(response.json().success, true);
     });
 
-    test("a key used on another project, or on an unknown project, answers 403", async () => {
+    test('a key used on another project, or on an unknown project, answers 403', async () => {
       const other = await t.createProject({ name: 'Other' });
       for (const id of [other.id, 'prj_unknown']) {
         const response = await t.deliver(key, `/api/v1/projects/${id}/content`);
@@ -58,7 +62,10 @@ for (const dialect of DIALECTS) {
     test('a revoked key stops working on the next request', async () => {
       assert.equal((await t.deliver(key, list())).statusCode, 200);
       const keys = (await t.admin('GET', `/admin/v1/projects/${projectId}/keys`)).json().data;
-      assert.equal((await t.admin('DELETE', `/admin/v1/projects/${projectId}/keys/${keys[0].id}`)).statusCode, 204);
+      assert.equal(
+        (await t.admin('DELETE', `/admin/v1/projects/${projectId}/keys/${keys[0].id}`)).statusCode,
+        204,
+      );
       const response = await t.deliver(key, list());
       assert.equal(response.statusCode, 401);
       assert.equal(response.json().error.code, 'unauthorized');
@@ -76,7 +83,8 @@ for (const dialect of DIALECTS) {
     let key: string;
     beforeEach(async () => {
       t = await createTestApp(dialect);
-      projectId = (await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' })).id;
+      projectId = (await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' }))
+        .id;
       key = await t.createKey(projectId);
     });
     afterEach(() => t.close());
@@ -101,9 +109,23 @@ for (const dialect of DIALECTS) {
     test('pagination follows the contract math and pages are stable', async () => {
       await publishMany(7);
       const first = (await get('?limit=3')).json();
-      assert.deepEqual(first.pagination, { page: 1, limit: 3, total: 7, totalPages: 3, hasNext: true, hasPrev: false });
+      assert.deepEqual(first.pagination, {
+        page: 1,
+        limit: 3,
+        total: 7,
+        totalPages: 3,
+        hasNext: true,
+        hasPrev: false,
+      });
       const last = (await get('?limit=3&page=3')).json();
-      assert.deepEqual(last.pagination, { page: 3, limit: 3, total: 7, totalPages: 3, hasNext: false, hasPrev: true });
+      assert.deepEqual(last.pagination, {
+        page: 3,
+        limit: 3,
+        total: 7,
+        totalPages: 3,
+        hasNext: false,
+        hasPrev: true,
+      });
       assert.equal(last.data.length, 1);
       const seen: string[] = [];
       for (let page = 1; page <= 3; page++) {
@@ -172,7 +194,15 @@ for (const dialect of DIALECTS) {
       const body = (await get()).json();
       assert.equal(body.pagination.total, 1);
       const [item] = body.data;
-      assert.deepEqual(Object.keys(item).sort(), ['blocks', 'id', 'publishedAt', 'seo', 'slug', 'title', 'updatedAt']);
+      assert.deepEqual(Object.keys(item).sort(), [
+        'blocks',
+        'id',
+        'publishedAt',
+        'seo',
+        'slug',
+        'title',
+        'updatedAt',
+      ]);
       assert.ok(Array.isArray(item.blocks));
     });
   });
@@ -183,12 +213,14 @@ for (const dialect of DIALECTS) {
     let key: string;
     beforeEach(async () => {
       t = await createTestApp(dialect);
-      projectId = (await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' })).id;
+      projectId = (await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' }))
+        .id;
       key = await t.createKey(projectId);
     });
     afterEach(() => t.close());
 
-    const bySlug = (encodedSlug: string) => t.deliver(key, `/api/v1/projects/${projectId}/content/by-slug/${encodedSlug}`);
+    const bySlug = (encodedSlug: string) =>
+      t.deliver(key, `/api/v1/projects/${projectId}/content/by-slug/${encodedSlug}`);
 
     test('answers the article with related links; unknown, unpublished and deleted slugs answer 404', async () => {
       await t.putArticle(projectId, 'one', newArticle({ slug: 'one', published: true }));

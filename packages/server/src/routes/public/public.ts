@@ -8,14 +8,17 @@ import { errorResponses } from '../common.ts';
 const tags = ['Public'];
 const JsonDocument = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true });
 
-/** Resources anyone may read, from any origin: the example article and the published schemas. */
+/**
+ * Resources anyone may read, from any origin: the example article and the published schemas.
+ * Registered under the `/public` prefix so CORS (and its catch-all preflight route) stays there.
+ */
 export function publicRoutes(options: { blocksSchema: JsonSchemaDocument }): FastifyPluginAsyncTypebox {
   const fixture = buildFixtureArticle();
   return async (app) => {
     await app.register(cors, { origin: '*', methods: ['GET', 'HEAD'] });
 
     app.get(
-      '/public/v1/fixtures/article',
+      '/v1/fixtures/article',
       {
         schema: {
           tags,
@@ -27,7 +30,7 @@ export function publicRoutes(options: { blocksSchema: JsonSchemaDocument }): Fas
     );
 
     app.get(
-      BLOCKS_SCHEMA_PATH,
+      BLOCKS_SCHEMA_PATH.replace(/^\/public/, ''),
       {
         schema: {
           tags,
@@ -39,7 +42,7 @@ export function publicRoutes(options: { blocksSchema: JsonSchemaDocument }): Fas
     );
 
     app.get(
-      '/public/v1/openapi.json',
+      '/v1/openapi.json',
       {
         schema: { tags, summary: 'This API as OpenAPI 3.1', response: { 200: JsonDocument } },
       },

@@ -21,7 +21,12 @@ export interface TestClock {
 
 export function createClock(start = START_TIME): TestClock {
   let time = start;
-  return { now: () => time, advance: (ms) => void (time += ms) };
+  return {
+    now: () => time,
+    advance: (ms) => {
+      time += ms;
+    },
+  };
 }
 
 export interface TestApp {

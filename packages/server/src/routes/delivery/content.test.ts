@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { DIALECTS } from '../../test/databases.ts';
-import { createTestApp, newArticle, paragraph, type TestApp } from '../../test/test-app.ts';
+import { createTestApp, newArticle, type TestApp } from '../../test/test-app.ts';
 
 const HOUR = 3_600_000;
 

@@ -37,7 +37,16 @@ class ImmediateSqliteDialect extends SqliteDialect {
     return new ImmediateSqliteDriver(this.#config);
   }
   override createAdapter() {
-    return new SqliteAdapter();
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
+// SQLite does have transactional DDL. Saying so makes Kysely's migrator run in one (IMMEDIATE)
+// transaction, which is the lock that keeps two processes from migrating one file at once;
+// Kysely's own SQLite migration lock is a no-op that assumes a single connection.
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }
 

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig, parseDuration } from './config.ts';
+
+describe('configuration', () => {
+  test('defaults follow the contract', () => {
+    const config = loadConfig({}, '/srv/folio');
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.dataDir, '/srv/folio/data');
+    assert.equal(config.baseUrl, 'http://localhost:8080');
+    assert.equal(config.adminToken, undefined);
+    assert.equal(config.demo, true);
+    assert.equal(config.webhookAllowPrivate, false);
+    assert.deepEqual(config.webhookRetryScheduleMs, [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6]);
+    assert.equal(config.webhookTimeoutMs, 10_000);
+  });
+
+  test('values are parsed: base URL follows PORT, trailing slashes are dropped', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      DATABASE_URL: 'postgres://u@db:5432/folio',
+      FOLIO_DEMO: 'false',
+      FOLIO_WEBHOOK_RETRY_SCHEDULE: '1s, 2m ,3h',
+      FOLIO_WEBHOOK_TIMEOUT: '1500ms',
+    });
+    assert.equal(config.baseUrl, 'http://localhost:9000');
+    assert.equal(config.databaseUrl, 'postgres://u@db:5432/folio');
+    assert.equal(config.demo, false);
+    assert.deepEqual(config.webhookRetryScheduleMs, [1000, 120_000, 10_800_000]);
+    assert.equal(config.webhookTimeoutMs, 1500);
+    assert.equal(
+      loadConfig({ FOLIO_BASE_URL: 'https://cms.example.com/folio/' }).baseUrl,
+      'https://cms.example.com/folio',
+    );
+  });
+
+  test('every bad value is reported at once, each line naming its variable', () => {
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        FOLIO_BASE_URL: 'ftp://x',
+        FOLIO_DEMO: 'maybe',
+        FOLIO_WEBHOOK_TIMEOUT: '0s',
+        FOLIO_WEBHOOK_RETRY_SCHEDULE: '5s,soon',
+        FOLIO_ADMIN_TOKEN: 'short',
+      });
+    } catch (caught) {
+      error = caught as ConfigError;
+    }
+    assert.ok(error instanceof ConfigError);
+    const names = [
+      'PORT',
+      'DATABASE_URL',
+      'FOLIO_BASE_URL',
+      'FOLIO_DEMO',
+      'FOLIO_WEBHOOK_TIMEOUT',
+      'FOLIO_WEBHOOK_RETRY_SCHEDULE',
+      'FOLIO_ADMIN_TOKEN',
+    ];
+    assert.equal(error.problems.length, names.length);
+    for (const name of names) {
+      assert.equal(error.problems.filter((line) => line.startsWith(`${name}=`)).length, 1, name);
+    }
+  });
+
+  test('durations', () => {
+    assert.equal(parseDuration('5s'), 5000);
+    assert.equal(parseDuration('10'), 10_000);
+    assert.equal(parseDuration('2h'), 7_200_000);
+    assert.equal(parseDuration('1.5m'), 90_000);
+    assert.equal(parseDuration('5 weeks'), undefined);
+  });
+});

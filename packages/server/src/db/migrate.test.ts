@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { createTestDatabase, DIALECTS } from '../test/databases.ts';
+import { migrateToLatest } from './migrate.ts';
+
+const execFileAsync = promisify(execFile);
+const CHILD = fileURLToPath(new URL('../test/migrate-child.ts', import.meta.url));
+
+for (const dialect of DIALECTS) {
+  describe(`migrations [${dialect}]`, () => {
+    test('apply on an empty database, then find nothing to do', async () => {
+      const database = await createTestDatabase(dialect);
+      try {
+        assert.deepEqual(await migrateToLatest(database.db, dialect), ['0001-initial']);
+        assert.deepEqual(await migrateToLatest(database.db, dialect), []);
+        const tables = (await database.db.introspection.getTables()).map((table) => table.name);
+        for (const name of ['projects', 'content_keys', 'articles', 'events', 'settings']) {
+          assert.ok(tables.includes(name), `${name} exists`);
+        }
+      } finally {
+        await database.close();
+      }
+    });
+
+    test('two processes migrating at once do not break each other', async () => {
+      const database = await createTestDatabase(dialect);
+      try {
+        const env = {
+          ...process.env,
+          DATABASE_URL: database.location.databaseUrl ?? '',
+          FOLIO_DATA_DIR: database.location.dataDir,
+          START_AT: String(Date.now() + 1500),
+        };
+        const run = () =>
+          execFileAsync(process.execPath, ['--disable-warning=ExperimentalWarning', CHILD], { env }).then(
+            ({ stdout }) => JSON.parse(stdout) as string[],
+          );
+        const [a, b] = await Promise.all([run(), run()]);
+        assert.deepEqual([...a, ...b], ['0001-initial'], 'applied exactly once');
+        const { rows } = await sql<{ n: number | string }>`select count(*) as n from projects`.execute(
+          database.db,
+        );
+        assert.equal(Number(rows[0]!.n), 0);
+      } finally {
+        await database.close();
+      }
+    });
+
+    test('the list order is served by an index', async () => {
+      const database = await createTestDatabase(dialect);
+      try {
+        await migrateToLatest(database.db, dialect);
+        const plan =
+          dialect === 'sqlite'
+            ? await sql<{
+                detail: string;
+              }>`explain query plan select id from articles where project_id = 'p' and published = 1 order by published_at desc, id desc limit 20`.execute(
+                database.db,
+              )
+            : await sql<{
+                'QUERY PLAN': string;
+              }>`explain select id from articles where project_id = 'p' and published = 1 order by published_at desc, id desc limit 20`.execute(
+                database.db,
+              );
+        const text = JSON.stringify(plan.rows);
+        if (dialect === 'sqlite') {
+          assert.match(text, /articles_published_order/);
+          assert.doesNotMatch(text, /TEMP B-TREE/, 'no sort step');
+        } else {
+          // On an empty table PostgreSQL may prefer a scan; the index must at least exist.
+          const { rows } = await sql<{
+            indexname: string;
+          }>`select indexname from pg_indexes where tablename = 'articles'`.execute(database.db);
+          assert.ok(
+            rows.some((row) => row.indexname === 'articles_published_order'),
+            text,
+          );
+        }
+      } finally {
+        await database.close();
+      }
+    });
+  });
+}

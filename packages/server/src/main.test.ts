@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase, DIALECTS } from './test/databases.ts';
+
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts `main.ts` as a real process and waits until it prints that it is running. */
+async function startServer(env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MAIN], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 20_000;
+  while (!output.includes('Folio is running')) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { child, output: () => output, exited };
+}
+
+async function stop(server: Started): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  return server.exited;
+}
+
+describe('first start on the embedded database', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-main-'));
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  test('prints the admin token, the demo project, a key and a curl line that lists the demo articles', async () => {
+    const port = await freePort();
+    const server = await startServer({ PORT: String(port), FOLIO_DATA_DIR: dataDir });
+    try {
+      const output = server.output();
+      assert.match(output, /folio_admin_[A-Za-z0-9_-]{43}/);
+      const key = /Demo content key \(shown once\): (folio_ck_\S+)/.exec(output)?.[1];
+      const projectId = /Demo project id: (\S+)/.exec(output)?.[1];
+      assert.ok(key && projectId, output);
+      const curl = /curl -H 'Authorization: Bearer (\S+)' '([^']+)'/.exec(output);
+      assert.ok(curl, 'a ready-to-paste curl line');
+      assert.equal(curl[1], key);
+
+      const response = await fetch(curl[2]!, { headers: { authorization: `Bearer ${curl[1]}` } });
+      assert.equal(response.status, 200);
+      const body = (await response.json()) as { data: unknown[]; pagination: { total: number } };
+      assert.ok(body.pagination.total >= 10, `about a dozen demo articles, got ${body.pagination.total}`);
+
+      const all = await fetch(`http://127.0.0.1:${port}/api/v1/projects/${projectId}/content?limit=100`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const types = new Set(
+        ((await all.json()) as { data: { blocks: { type: string }[] }[] }).data.flatMap((a) =>
+          a.blocks.map((b) => b.type),
+        ),
+      );
+      assert.equal(types.size, 11, `demo articles use every block type: ${[...types].join(', ')}`);
+    } finally {
+      assert.equal(await stop(server), 0, 'SIGTERM shuts down cleanly');
+    }
+  });
+
+  test('a second start reuses the data and prints no new secrets', async () => {
+    const port = await freePort();
+    const server = await startServer({ PORT: String(port), FOLIO_DATA_DIR: dataDir });
+    try {
+      assert.doesNotMatch(server.output(), /folio_admin_|folio_ck_/);
+    } finally {
+      assert.equal(await stop(server), 0);
+    }
+  });
+});
+
+describe('start-up problems', () => {
+  test('a bad value stops start-up with one line naming the variable', async () => {
+    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MAIN], {
+      env: { ...process.env, PORT: 'eighty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 2);
+    assert.equal(stderr.trim().split('\n').length, 1);
+    assert.match(stderr, /PORT="eighty" is not valid/);
+  });
+});
+
+if (DIALECTS.includes('postgres')) {
+  describe('start on PostgreSQL', () => {
+    test('two servers starting at once on one database: one migrates, one seeds the demo', async () => {
+      const database = await createTestDatabase('postgres');
+      try {
+        const env = {
+          DATABASE_URL: database.location.databaseUrl!,
+          FOLIO_ADMIN_TOKEN: 'an-admin-token-for-tests',
+        };
+        const [a, b] = await Promise.all([
+          freePort().then((port) => startServer({ ...env, PORT: String(port) })),
+          freePort().then((port) => startServer({ ...env, PORT: String(port) })),
+        ]);
+        const seeded = [a, b].filter((server) => server.output().includes('Demo content key')).length;
+        assert.equal(seeded, 1, 'exactly one process creates the demo project');
+        const { count } = await database.db
+          .selectFrom('projects')
+          .select((eb) => eb.fn.countAll<string | number>().as('count'))
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(count), 1);
+        assert.deepEqual(await Promise.all([stop(a), stop(b)]), [0, 0]);
+      } finally {
+        await database.close();
+      }
+    });
+  });
+}

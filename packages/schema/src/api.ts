@@ -240,3 +240,61 @@ export const AdminArticleSchema = Type.Object({
 });
 /** An article as the management API shows it: the ingested fields and its state. */
 export type AdminArticle = Static<typeof AdminArticleSchema>;
+
+// Webhook shapes.
+
+export const WebhookSchema = Type.Object({
+  url: Nullable(Type.String()),
+  signed: Type.Boolean({ description: 'True once the signing secret was revealed: deliveries are signed' }),
+  enabled: Type.Boolean({
+    description: 'False after a receiver answered 410 Gone, until the URL is set again',
+  }),
+  disabledReason: Nullable(Type.String()),
+  secretRotatedAt: Nullable(Timestamp),
+});
+/** A project's webhook settings. */
+export type Webhook = Static<typeof WebhookSchema>;
+
+export const WebhookInputSchema = Type.Object(
+  { url: Nullable(Type.String({ maxLength: 2048, description: 'An https: or http: URL; null removes it' })) },
+  { additionalProperties: false },
+);
+
+export const WebhookSecretSchema = Type.Object({
+  secret: Type.String({ description: 'whsec_ and 32 random bytes, base64 (Standard Webhooks)' }),
+});
+
+export const DeliveryStatusSchema = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('succeeded'),
+  Type.Literal('failed'),
+]);
+
+export const DeliveryAttemptSchema = Type.Object({
+  attempt: Type.Integer(),
+  startedAt: Timestamp,
+  durationMs: Type.Integer(),
+  statusCode: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  responseBody: Nullable(Type.String({ description: 'At most 4 KB of what the receiver answered' })),
+});
+
+export const DeliverySchema = Type.Object({
+  id: Type.String(),
+  webhookId: Type.String({ description: 'The webhook-id header: the same on every retry' }),
+  event: Type.String(),
+  status: DeliveryStatusSchema,
+  attempts: Type.Integer(),
+  lastStatusCode: Nullable(Type.Integer()),
+  lastError: Nullable(Type.String()),
+  createdAt: Timestamp,
+  nextAttemptAt: Nullable(Timestamp),
+  log: Type.Array(DeliveryAttemptSchema, { description: 'Every attempt, oldest first' }),
+});
+/** One event's delivery to the project's webhook URL, with its attempts. */
+export type Delivery = Static<typeof DeliverySchema>;
+
+export const QueuedDeliverySchema = Type.Object({
+  deliveryId: Type.String(),
+  webhookId: Type.String(),
+});

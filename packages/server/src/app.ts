@@ -13,9 +13,10 @@ import { deliveryRoutes } from './routes/delivery/content.ts';
 import { healthRoutes } from './routes/health.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
-import type { ServiceDeps } from './services/deps.ts';
+import type { ServiceDeps, WebhookPolicy } from './services/deps.ts';
+import { FOLIO_VERSION } from './version.ts';
+import { createSecretBox } from './webhooks/secret-box.ts';
 
-export const FOLIO_VERSION = '0.1.0';
 const BODY_LIMIT = 1024 * 1024;
 
 export interface AppOptions {
@@ -24,13 +25,22 @@ export interface AppOptions {
   adminCredential: AdminCredential;
   /** Epoch milliseconds; injectable so tests control time. */
   now?: () => number;
+  /** How webhook URLs are checked and secrets kept; by default private addresses are refused. */
+  webhooks?: WebhookPolicy;
+  /** Called after each committed write that may have queued deliveries (wakes the dispatcher). */
+  onCommit?: () => void;
   /** A pino logger; none means silent (tests). */
   logger?: FastifyBaseLogger;
 }
 
 /** Builds the HTTP application. It never listens and never reads the environment. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const deps: ServiceDeps = { db: options.db, now: options.now ?? Date.now };
+  const deps: ServiceDeps = {
+    db: options.db,
+    now: options.now ?? Date.now,
+    webhooks: options.webhooks ?? { allowPrivate: false, secretBox: createSecretBox(undefined) },
+    ...(options.onCommit ? { onCommit: options.onCommit } : {}),
+  };
   const blocksSchema = blocksJsonSchema(options.baseUrl);
 
   const app = Fastify({

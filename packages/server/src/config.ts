@@ -14,6 +14,8 @@ export interface Config {
   /** Delays before each retry after the first attempt, in milliseconds. */
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
+  /** 32 bytes that encrypt webhook secrets at rest (AES-256-GCM); undefined keeps them plain. */
+  secretKey: Buffer | undefined;
 }
 
 /** A configuration problem: one line naming the variable. */
@@ -96,6 +98,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     'a positive duration such as 10s',
   );
 
+  const secretKey = read<Buffer | undefined>(
+    'FOLIO_SECRET_KEY',
+    undefined,
+    parseSecretKey,
+    '32 bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)',
+  );
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -108,7 +117,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webhookAllowPrivate,
     webhookRetryScheduleMs,
     webhookTimeoutMs,
+    secretKey,
   };
+}
+
+function parseSecretKey(raw: string): Buffer | undefined {
+  const text = raw.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  return key.length === 32 ? key : undefined;
 }
 
 function parsePort(raw: string): number | undefined {

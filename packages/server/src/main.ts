@@ -1,47 +1,43 @@
 import { buildApp } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/connect.ts';
-import { migrateToLatest } from './db/migrate.ts';
-import { createLogger } from './logger.ts';
+import { type Config, loadConfig } from './config.ts';
+import { loadConfigOrExit, onSignals, openRuntime } from './runtime.ts';
 import { resolveAdminCredential } from './services/admin-auth.ts';
 import { seedDemoProject } from './services/demo.ts';
 import type { ServiceDeps } from './services/deps.ts';
 
-// How long a shutdown may wait for requests in flight before the process exits anyway.
+// How long a shutdown waits for requests and webhook deliveries in flight.
 const SHUTDOWN_GRACE_MS = 10_000;
 // Where the example site runs (`npm run example`); the demo project's sitemap URLs point there.
 const DEMO_WEBSITE_URL = 'http://localhost:3000';
 
-/** Reads the environment, prepares the database, listens, and shuts down cleanly on a signal. */
+/** The server: HTTP APIs and the webhook dispatcher in one process. */
 export async function start(config: Config): Promise<void> {
-  const logger = createLogger();
-  const database = await openDatabase(config);
-  const applied = await migrateToLatest(database.db, database.dialect);
-  logger.info({ database: database.dialect, location: database.location, applied }, 'database ready');
-
-  const deps: ServiceDeps = { db: database.db, now: Date.now };
+  const { logger, database, webhooks, dispatcher } = await openRuntime(config);
+  const deps: ServiceDeps = { db: database.db, now: Date.now, webhooks };
   const adminCredential = await resolveAdminCredential(deps, config.adminToken);
   const demo = config.demo ? await seedDemoProject(deps, DEMO_WEBSITE_URL) : undefined;
 
-  const app = await buildApp({ db: database.db, baseUrl: config.baseUrl, adminCredential, logger });
+  const app = await buildApp({
+    db: database.db,
+    baseUrl: config.baseUrl,
+    adminCredential,
+    logger,
+    webhooks,
+    onCommit: () => dispatcher.wake(),
+  });
   await app.listen({ port: config.port, host: config.host });
-
+  dispatcher.start();
   printBanner(config, adminCredential.generatedToken, demo);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
-    force.unref();
-    await app.close();
-    await database.db.destroy();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  onSignals(
+    logger,
+    async () => {
+      await app.close();
+      await dispatcher.stop(SHUTDOWN_GRACE_MS);
+      await database.db.destroy();
+    },
+    SHUTDOWN_GRACE_MS,
+  );
 }
 
 function printBanner(
@@ -72,14 +68,7 @@ function printBanner(
 }
 
 if (import.meta.main) {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    for (const problem of error.problems) process.stderr.write(`folio: ${problem}\n`);
-    process.exit(2);
-  }
+  const config = await loadConfigOrExit(() => loadConfig());
   start(config).catch((error: unknown) => {
     process.stderr.write(
       `folio: could not start: ${error instanceof Error ? error.message : String(error)}\n`,

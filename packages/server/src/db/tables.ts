@@ -61,6 +61,58 @@ export interface EventsTable {
 export type EventRow = Selectable<EventsTable>;
 export type NewEventRow = Insertable<EventsTable>;
 
+export interface WebhooksTable {
+  project_id: string;
+  url: string | null;
+  /** `whsec_…`, sealed with FOLIO_SECRET_KEY when that is set. */
+  secret: string | null;
+  /** Deliveries are signed only once the secret was revealed (seed: Webhook signatures). */
+  secret_revealed_at: number | null;
+  /** The secret before the last rotation; it keeps signing until it expires. */
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  /** Set when a receiver answered 410 Gone; cleared when the URL is set again. */
+  disabled_at: number | null;
+  disabled_reason: string | null;
+  updated_at: number;
+}
+export type WebhookRow = Selectable<WebhooksTable>;
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  project_id: string;
+  /** The event, whose id is the Standard Webhooks message id. */
+  event_id: string;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: number | null;
+  /** Unique per claim: only the holder of the current lease may record an outcome. */
+  lock_token: string | null;
+  locked_until: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type NewDeliveryRow = Insertable<WebhookDeliveriesTable>;
+export type DeliveryUpdate = Updateable<WebhookDeliveriesTable>;
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  /** At most a few KB of what the receiver answered. */
+  response_body: string | null;
+}
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+export type NewAttemptRow = Insertable<WebhookAttemptsTable>;
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -72,4 +124,7 @@ export interface Database {
   articles: ArticlesTable;
   events: EventsTable;
   settings: SettingsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

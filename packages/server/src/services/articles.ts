@@ -6,7 +6,7 @@ import { AppError, notFound } from '../errors.ts';
 import * as articles from '../store/articles.ts';
 import { bumpContentVersion, findProject } from '../store/projects.ts';
 import { toAdminArticle } from './article-view.ts';
-import type { ServiceDeps } from './deps.ts';
+import { type ServiceDeps, transact } from './deps.ts';
 import { recordEvent } from './events.ts';
 import { type PageQuery, paginate } from './pagination.ts';
 import { requireProject } from './projects.ts';
@@ -39,7 +39,7 @@ export async function upsertArticle(
     related: JSON.stringify(input.related ?? []),
   };
   return withSlugConflicts(input.slug, () =>
-    deps.db.transaction().execute(async (trx) => {
+    transact(deps, async (trx) => {
       await requireProjectIn(trx, projectId);
       const taken = await articles.findArticleBySlug(trx, projectId, input.slug);
       if (taken && taken.id !== id) throw slugTaken(input.slug, taken.id);
@@ -98,14 +98,14 @@ async function setPublished(
   id: string,
   published: boolean,
 ): Promise<AdminArticle> {
-  return deps.db.transaction().execute(async (trx) => {
+  return transact(deps, async (trx) => {
     const existing = await requireArticleIn(trx, projectId, id);
     return toAdminArticle(await applyChange(trx, existing, undefined, published, deps.now()));
   });
 }
 
 export async function deleteArticle(deps: ServiceDeps, projectId: string, id: string): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
+  await transact(deps, async (trx) => {
     const existing = await requireArticleIn(trx, projectId, id);
     await articles.deleteArticle(trx, projectId, id);
     if (existing.published === 1) {

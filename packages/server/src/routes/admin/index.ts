@@ -6,6 +6,7 @@ import { readBearerToken } from '../../services/tokens.ts';
 import { articleRoutes } from './articles.ts';
 import { contentKeyRoutes } from './content-keys.ts';
 import { projectRoutes } from './projects.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** The management API: every route needs the admin token, checked before anything else. */
 export function adminRoutes(
@@ -20,5 +21,6 @@ export function adminRoutes(
     await app.register(projectRoutes(deps));
     await app.register(contentKeyRoutes(deps));
     await app.register(articleRoutes(deps, blocksSchema));
+    await app.register(webhookRoutes(deps));
   };
 }

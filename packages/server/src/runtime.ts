@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { type DatabaseHandle, openDatabase } from './db/connect.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createLogger } from './logger.ts';
+import type { WebhookPolicy } from './services/deps.ts';
+import { FOLIO_VERSION } from './version.ts';
+import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.ts';
+import { createSecretBox } from './webhooks/secret-box.ts';
+
+export const WEBHOOK_USER_AGENT = `Folio-Webhooks/${FOLIO_VERSION}`;
+
+/** What a server or worker process runs on: a migrated database, the webhook policy, the dispatcher. */
+export interface Runtime {
+  logger: Logger;
+  database: DatabaseHandle;
+  webhooks: WebhookPolicy;
+  dispatcher: Dispatcher;
+}
+
+export async function openRuntime(config: Config): Promise<Runtime> {
+  const logger = createLogger();
+  const database = await openDatabase(config);
+  const applied = await migrateToLatest(database.db, database.dialect);
+  logger.info({ database: database.dialect, location: database.location, applied }, 'database ready');
+  const webhooks: WebhookPolicy = {
+    allowPrivate: config.webhookAllowPrivate,
+    secretBox: createSecretBox(config.secretKey),
+  };
+  const dispatcher = createDispatcher({
+    db: database.db,
+    lockRows: database.dialect === 'postgres',
+    now: Date.now,
+    retryScheduleMs: config.webhookRetryScheduleMs,
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivate: webhooks.allowPrivate,
+    secretBox: webhooks.secretBox,
+    userAgent: WEBHOOK_USER_AGENT,
+    logger: logger.child({ component: 'webhooks' }),
+  });
+  return { logger, database, webhooks, dispatcher };
+}
+
+/** Runs `shutdown` once on SIGTERM or SIGINT, then exits; a stuck shutdown is cut short. */
+export function onSignals(logger: Logger, shutdown: () => Promise<void>, graceMs: number): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), graceMs + 5_000);
+    force.unref();
+    await shutdown();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Reads the configuration or exits with one line per problem, each naming its variable. */
+export async function loadConfigOrExit(load: () => Config): Promise<Config> {
+  const { ConfigError } = await import('./config.ts');
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const problem of error.problems) process.stderr.write(`folio: ${problem}\n`);
+    process.exit(2);
+  }
+}

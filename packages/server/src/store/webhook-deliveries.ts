@@ -1,0 +1,143 @@
+import type { Kysely } from 'kysely';
+import type {
+  AttemptRow,
+  Database,
+  DeliveryRow,
+  DeliveryUpdate,
+  NewAttemptRow,
+  NewDeliveryRow,
+} from '../db/tables.ts';
+
+export async function insertDelivery(db: Kysely<Database>, row: NewDeliveryRow): Promise<void> {
+  await db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+export type DeliveryWithEvent = DeliveryRow & { event_type: string; payload: string };
+
+function selectWithEvent(db: Kysely<Database>) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .selectAll('d')
+    .select(['e.type as event_type', 'e.payload']);
+}
+
+export async function findDelivery(
+  db: Kysely<Database>,
+  projectId: string,
+  id: string,
+): Promise<DeliveryWithEvent | undefined> {
+  return selectWithEvent(db).where('d.project_id', '=', projectId).where('d.id', '=', id).executeTakeFirst();
+}
+
+/** A page of a project's delivery log, newest first. */
+export async function listDeliveries(
+  db: Kysely<Database>,
+  projectId: string,
+  page: { limit: number; offset: number },
+): Promise<DeliveryWithEvent[]> {
+  return selectWithEvent(db)
+    .where('d.project_id', '=', projectId)
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function countDeliveries(db: Kysely<Database>, projectId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function listAttempts(db: Kysely<Database>, deliveryIds: string[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('delivery_id')
+    .orderBy('attempt')
+    .execute();
+}
+
+export async function updateDelivery(
+  db: Kysely<Database>,
+  projectId: string,
+  id: string,
+  patch: DeliveryUpdate,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set(patch)
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Due deliveries nobody holds, oldest due first, skipping the given projects. With `lockRows`
+ * (PostgreSQL) the rows are locked `FOR UPDATE SKIP LOCKED`, so concurrent claimers in other
+ * processes pass over them; SQLite's IMMEDIATE transaction already serializes claimers.
+ */
+export async function selectDueDeliveries(
+  db: Kysely<Database>,
+  options: { now: number; limit: number; excludeProjects: string[]; lockRows: boolean },
+): Promise<Array<Pick<DeliveryRow, 'id' | 'project_id'>>> {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'project_id'])
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', options.now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', options.now)]))
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(options.limit);
+  if (options.excludeProjects.length > 0)
+    query = query.where('project_id', 'not in', options.excludeProjects);
+  if (options.lockRows) query = query.forUpdate().skipLocked();
+  return query.execute();
+}
+
+/** Takes the lease on the given deliveries and returns them with their events. */
+export async function leaseDeliveries(
+  db: Kysely<Database>,
+  ids: string[],
+  lease: { token: string; until: number; now: number },
+): Promise<DeliveryWithEvent[]> {
+  if (ids.length === 0) return [];
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ lock_token: lease.token, locked_until: lease.until, updated_at: lease.now })
+    .where('id', 'in', ids)
+    .execute();
+  return selectWithEvent(db).where('d.id', 'in', ids).where('d.lock_token', '=', lease.token).execute();
+}
+
+/**
+ * Records an attempt's outcome, fenced by the lease: only the claim that holds it may finish
+ * the delivery. False when the lease was lost (expired and taken by another claimer).
+ */
+export async function finishAttempt(
+  db: Kysely<Database>,
+  id: string,
+  token: string,
+  patch: DeliveryUpdate,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ ...patch, lock_token: null, locked_until: null })
+    .where('id', '=', id)
+    .where('lock_token', '=', token)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function insertAttempt(db: Kysely<Database>, row: NewAttemptRow): Promise<void> {
+  await db.insertInto('webhook_attempts').values(row).execute();
+}

@@ -1,0 +1,28 @@
+import { loadConfig } from './config.ts';
+import { loadConfigOrExit, onSignals, openRuntime } from './runtime.ts';
+
+// How long a shutdown waits for webhook deliveries in flight.
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Only the webhook dispatcher, for operators who run delivery apart from the HTTP servers. */
+async function startWorker(): Promise<void> {
+  const config = await loadConfigOrExit(() => loadConfig());
+  const { logger, database, dispatcher } = await openRuntime(config);
+  dispatcher.start();
+  logger.info('webhook worker running');
+  onSignals(
+    logger,
+    async () => {
+      await dispatcher.stop(SHUTDOWN_GRACE_MS);
+      await database.db.destroy();
+    },
+    SHUTDOWN_GRACE_MS,
+  );
+}
+
+startWorker().catch((error: unknown) => {
+  process.stderr.write(
+    `folio worker: could not start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -6,6 +6,9 @@ import type { DialectName } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import type { Database } from '../db/tables.ts';
 import { resolveAdminCredential } from '../services/admin-auth.ts';
+import type { WebhookPolicy } from '../services/deps.ts';
+import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../webhooks/dispatcher.ts';
+import { createSecretBox } from '../webhooks/secret-box.ts';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
 
 export const TEST_BASE_URL = 'http://folio.test';
@@ -34,6 +37,8 @@ export interface TestApp {
   db: Kysely<Database>;
   database: TestDatabase;
   clock: TestClock;
+  /** A dispatcher on the same database and clock; not started: drive it with `runOnce()`. */
+  dispatcher: Dispatcher;
   /** A request with the admin token. */
   admin(method: InjectOptions['method'], url: string, body?: unknown): Promise<LightMyRequestResponse>;
   /** A delivery request with a content key. */
@@ -50,19 +55,46 @@ export interface TestApp {
 }
 
 /** A fresh database, migrated, and the app on it, driven through `inject`. */
-export async function createTestApp(
-  dialect: DialectName,
-  options: { baseUrl?: string } = {},
-): Promise<TestApp> {
+export interface TestAppOptions {
+  baseUrl?: string;
+  /** Where the clock starts; webhook tests start at the real time so signatures are fresh. */
+  clockStart?: number;
+  /** Webhook policy; tests allow private addresses so a receiver on 127.0.0.1 works. */
+  webhooks?: Partial<WebhookPolicy>;
+  dispatcher?: Partial<DispatcherOptions>;
+}
+
+/** A short retry schedule; with `random` fixed at 0.5 there is no jitter in tests. */
+export const TEST_RETRY_SCHEDULE = [1_000, 10_000, 60_000];
+
+export async function createTestApp(dialect: DialectName, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase(dialect);
   await migrateToLatest(database.db, dialect);
-  const clock = createClock();
+  const clock = createClock(options.clockStart);
+  const webhooks: WebhookPolicy = {
+    allowPrivate: true,
+    secretBox: createSecretBox(undefined),
+    ...options.webhooks,
+  };
+  const dispatcher = createDispatcher({
+    db: database.db,
+    lockRows: dialect === 'postgres',
+    now: clock.now,
+    random: () => 0.5,
+    retryScheduleMs: TEST_RETRY_SCHEDULE,
+    timeoutMs: 2_000,
+    allowPrivate: webhooks.allowPrivate,
+    secretBox: webhooks.secretBox,
+    userAgent: 'Folio-Webhooks/test',
+    ...options.dispatcher,
+  });
   const adminCredential = await resolveAdminCredential({ db: database.db, now: clock.now }, ADMIN_TOKEN);
   const app = await buildApp({
     db: database.db,
     baseUrl: options.baseUrl ?? TEST_BASE_URL,
     adminCredential,
     now: clock.now,
+    webhooks,
   });
 
   const admin: TestApp['admin'] = (method, url, body) =>
@@ -85,6 +117,7 @@ export async function createTestApp(
     db: database.db,
     database,
     clock,
+    dispatcher,
     admin,
     deliver: (key, url, headers = {}) =>
       app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}`, ...headers } }),
@@ -112,6 +145,7 @@ export async function createTestApp(
       );
     },
     async close() {
+      await dispatcher.stop(0);
       await app.close();
       await database.close();
     },

@@ -1,1 +1,14 @@
-export {};
+/**
+ * @folio/client: everything a website needs to show Folio articles. Web APIs only, so it runs
+ * on Node, Deno, Bun and edge runtimes; the Node webhook handler lives in `@folio/client/node`.
+ */
+export type { BlockProblem } from './block-guards.ts';
+export { checkBlock, isTextRun } from './block-guards.ts';
+export type { BlockComponent, BlockOf } from './default-components.ts';
+export { defaultComponents } from './default-components.ts';
+export type { HtmlValue } from './html.ts';
+export { escapeHtml, html, raw, SafeHtml } from './html.ts';
+export type { BlockComponents, RenderBlocksOptions } from './render-blocks.ts';
+export { renderBlocks } from './render-blocks.ts';
+export type { RenderContext } from './render-context.ts';
+export { renderText, renderTextRun, safeHref } from './render-text.ts';

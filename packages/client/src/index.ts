@@ -4,8 +4,18 @@
  */
 export type { BlockProblem } from './block-guards.ts';
 export { checkBlock, isTextRun } from './block-guards.ts';
+export type {
+  ArticlePage,
+  ClientOptions,
+  FolioClient,
+  ListArticlesOptions,
+  RequestOptions,
+} from './client.ts';
+export { createClient } from './client.ts';
 export type { BlockComponent, BlockOf } from './default-components.ts';
 export { defaultComponents } from './default-components.ts';
+export type { FolioErrorDetail, FolioErrorInit } from './folio-error.ts';
+export { FolioError } from './folio-error.ts';
 export type { HtmlValue } from './html.ts';
 export { escapeHtml, html, raw, SafeHtml } from './html.ts';
 export { serializeJsonLd } from './json-ld.ts';
@@ -15,5 +25,7 @@ export type { RenderContext } from './render-context.ts';
 export type { HeadArticle, RenderHeadOptions } from './render-head.ts';
 export { canonicalUrl, renderHead } from './render-head.ts';
 export { renderText, renderTextRun, safeHref } from './render-text.ts';
+export type { RetryPolicy } from './retry.ts';
+export { parseRetryAfter } from './retry.ts';
 export type { SitemapIndexItem } from './sitemap-xml.ts';
 export { chunkSitemapEntries, SITEMAP_MAX_URLS, sitemapIndexXml, sitemapXml } from './sitemap-xml.ts';

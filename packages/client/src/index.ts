@@ -29,3 +29,15 @@ export type { RetryPolicy } from './retry.ts';
 export { parseRetryAfter } from './retry.ts';
 export type { SitemapIndexItem } from './sitemap-xml.ts';
 export { chunkSitemapEntries, SITEMAP_MAX_URLS, sitemapIndexXml, sitemapXml } from './sitemap-xml.ts';
+export type {
+  WebhookEvent,
+  WebhookEventData,
+  WebhookEventName,
+  WebhookFailure,
+  WebhookHeaders,
+} from './webhook.ts';
+export { verifyWebhook, WebhookVerificationError, webhookId } from './webhook.ts';
+export type { WebhookIdStore } from './webhook-ids.ts';
+export { createMemoryIdStore } from './webhook-ids.ts';
+export type { WebhookOutcome, WebhookReceiver, WebhookReceiverOptions } from './webhook-receiver.ts';
+export { createWebhookReceiver } from './webhook-receiver.ts';

@@ -87,6 +87,16 @@ describe('createClient requests', () => {
     );
   });
 
+  it('iterates with the largest page size unless told otherwise', async () => {
+    const { folio, calls } = client([
+      json({ success: true, data: [item('a')], pagination: pagination(1, 1, 100) }),
+    ]);
+    const slugs: string[] = [];
+    for await (const article of folio.articles()) slugs.push(article.slug);
+    assert.deepEqual(slugs, ['a']);
+    assert.equal(new URL(calls[0]!.url).search, '?page=1&limit=100');
+  });
+
   it('stops iterating at an empty page even if it claims more', async () => {
     const { folio, calls } = client([json({ success: true, data: [], pagination: { ...pagination(1, 5) } })]);
     const all = [];
@@ -107,6 +117,15 @@ describe('createClient requests', () => {
     assert.equal(await folio.getArticle('missing'), null);
     assert.equal(await folio.getArticle(''), null);
     assert.equal(calls.length, 1);
+  });
+
+  it('throws rather than answering null for a 404 that is not Folio’s not_found', async () => {
+    const { folio } = client([
+      new Response('<h1>Not Found</h1>', { status: 404 }),
+      json(errorBody('unknown_route', 'No route'), 404),
+    ]);
+    await assert.rejects(folio.getArticle('a'), { status: 404, code: 'http_error' });
+    await assert.rejects(folio.getArticle('a'), { status: 404, code: 'unknown_route' });
   });
 
   it('reads the sitemap', async () => {

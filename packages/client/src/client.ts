@@ -53,9 +53,9 @@ export interface ArticlePage {
 export interface FolioClient {
   /** One page of published articles. */
   listArticles(options?: ListArticlesOptions): Promise<ArticlePage>;
-  /** Every published article, fetching page after page while `pagination.hasNext`. */
+  /** Every published article, fetching pages (default limit 100) while `pagination.hasNext`. */
   articles(options?: Omit<ListArticlesOptions, 'page'>): AsyncGenerator<ArticleListItem, void, undefined>;
-  /** One published article with its related links, or null when no article has that slug. */
+  /** One published article with its related links, or null when Folio answers 404 not_found. */
   getArticle(slug: string, options?: RequestOptions): Promise<Article | null>;
   /** One entry per published article: its URL and last modification. */
   getSitemap(options?: RequestOptions): Promise<SitemapEntry[]>;
@@ -142,7 +142,8 @@ export function createClient(options: ClientOptions): FolioClient {
     return { data, pagination };
   }
 
-  async function* articles({ limit, signal }: Omit<ListArticlesOptions, 'page'> = {}) {
+  // The API's largest page by default: fewer round trips when reading everything.
+  async function* articles({ limit = 100, signal }: Omit<ListArticlesOptions, 'page'> = {}) {
     for (let page = 1; ; page++) {
       const result = await listArticles({ page, limit, signal });
       yield* result.data;
@@ -154,8 +155,11 @@ export function createClient(options: ClientOptions): FolioClient {
   async function getArticle(slug: string, { signal }: RequestOptions = {}): Promise<Article | null> {
     if (typeof slug !== 'string' || slug === '') return null;
     const { status, body } = await getJson(`${root}/by-slug/${encodeURIComponent(slug)}`, settings, signal);
-    if (status === 404) return null;
-    if (status < 200 || status > 299) throw errorFromResponse(status, body);
+    const error = status < 200 || status > 299 ? errorFromResponse(status, body) : undefined;
+    // Only Folio's own not_found means "no such article"; a 404 page from something else
+    // (a wrong baseUrl, a proxy) is a configuration problem and must not look like one.
+    if (error?.code === 'not_found') return null;
+    if (error) throw error;
     return successData<Article>(status, body, isObject);
   }
 

@@ -57,7 +57,9 @@ function interpolate(value: HtmlValue): string {
 }
 
 /**
- * Tagged template that escapes every interpolation unless it is `SafeHtml`.
+ * Tagged template that escapes every interpolation unless it is `SafeHtml`. Escaping makes a
+ * value safe as element text or inside a QUOTED attribute; it does not vet URLs (pass hrefs
+ * through `safeHref`) and is not for `<script>` or `<style>` content.
  * @example
  * html`<p title="${'"x"'}">${'<b>'}</p>`.toString(); // '<p title="&quot;x&quot;">&lt;b&gt;</p>'
  */

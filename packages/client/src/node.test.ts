@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
@@ -109,5 +109,45 @@ describe('createWebhookHandler on a real node:http server', () => {
       data: { pad: 'x'.repeat(70_000) },
     });
     assert.equal((await post(big, signed(big, 'msg_big'))).status, 413);
+  });
+});
+
+describe('createWebhookHandler behind a framework', () => {
+  /** A response double that records the status the handler wrote. */
+  function recorder() {
+    const seen = { status: 0 };
+    const res = {
+      writeHead(status: number) {
+        seen.status = status;
+        return { end: () => {} };
+      },
+    };
+    return { seen, res: res as unknown as ServerResponse };
+  }
+
+  it('uses a raw body a parser already read (express.raw) and refuses a parsed JSON one', async () => {
+    const calls: string[] = [];
+    const errors: unknown[] = [];
+    const handler = createWebhookHandler({
+      secret: SECRET,
+      onEvent: (_, id) => void calls.push(id),
+      onError: (error) => errors.push(error),
+    });
+    const body = event('content.created');
+    const raw = recorder();
+    await handler(
+      { method: 'POST', headers: signed(body, 'msg_raw'), body: Buffer.from(body) } as never,
+      raw.res,
+    );
+    assert.equal(raw.seen.status, 204);
+    assert.deepEqual(calls, ['msg_raw']);
+
+    const parsed = recorder();
+    await handler(
+      { method: 'POST', headers: signed(body, 'msg_json'), body: JSON.parse(body) } as never,
+      parsed.res,
+    );
+    assert.equal(parsed.seen.status, 500);
+    assert.match(String(errors[0]), /raw body/);
   });
 });

@@ -23,6 +23,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       new TypeError('createWebhookHandler needs the raw body: mount it before a JSON parser'),
     );
   }
+  if (req.readableEnded) {
+    return Promise.reject(new TypeError('createWebhookHandler: the request body was already read elsewhere'));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { Block } from '@folio/schema';
 import fc from 'fast-check';
+import { defaultComponents } from './default-components.ts';
 import { raw } from './html.ts';
 import { renderBlocks } from './render-blocks.ts';
 
@@ -68,6 +69,15 @@ describe('renderBlocks', () => {
       { components: { paragraph: () => raw('<p>own</p>'), code: () => '' } },
     );
     assert.equal(out, '<p>own</p>');
+  });
+
+  it('lets an override wrap the default markup', () => {
+    const out = renderBlocks([{ type: 'image', url: '/a.png', alt: 'A' }], {
+      components: {
+        image: (block, ctx) => ctx.html`<div class="frame">${defaultComponents.image(block, ctx)}</div>`,
+      },
+    });
+    assert.equal(out, '<div class="frame"><figure><img src="/a.png" alt="A" loading="lazy"></figure></div>');
   });
 
   it('never hands a malformed block to an override', () => {

@@ -1,6 +1,10 @@
 import type { SitemapEntry } from '@folio/schema';
 
-/** The sitemaps.org limit of URLs per sitemap file. */
+/**
+ * The sitemaps.org limit of URLs per sitemap file.
+ * @example
+ * if (entries.length > SITEMAP_MAX_URLS) serveIndex(); else serve(sitemapXml(entries));
+ */
 export const SITEMAP_MAX_URLS = 50_000;
 
 const XML_ESCAPES: Record<string, string> = {

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { Block } from '@folio/schema';
 import fc from 'fast-check';
 import { defaultComponents } from './default-components.ts';
-import { raw } from './html.ts';
+import { html, raw } from './html.ts';
 import { renderBlocks } from './render-blocks.ts';
 
 const fixtureDir = new URL('./fixtures/render/', import.meta.url);
@@ -78,6 +78,34 @@ describe('renderBlocks', () => {
       },
     });
     assert.equal(out, '<div class="frame"><figure><img src="/a.png" alt="A" loading="lazy"></figure></div>');
+  });
+
+  it('renders links through a link component, only for safe hrefs', () => {
+    const seen: string[] = [];
+    const out = renderBlocks(
+      [
+        {
+          type: 'paragraph',
+          content: [
+            { text: 'Docs', href: 'https://example.com/a?b=1&c=2', rel: 'noopener', bold: true },
+            { text: ' bad', href: 'javascript:alert(1)' },
+          ],
+        },
+        { type: 'list', ordered: false, items: [[{ text: 'home', href: '/' }]] },
+      ],
+      {
+        link: ({ href, rel, children }) => {
+          seen.push(href);
+          return html`<a class="ext" href="${href}" rel="${rel ?? 'x'}" target="_blank">${children}</a>`;
+        },
+      },
+    );
+    assert.equal(
+      out,
+      '<p><a class="ext" href="https://example.com/a?b=1&amp;c=2" rel="noopener" target="_blank"><strong>Docs</strong></a> bad</p>\n' +
+        '<ul><li><a class="ext" href="/" rel="x" target="_blank">home</a></li></ul>',
+    );
+    assert.deepEqual(seen, ['https://example.com/a?b=1&c=2', '/']);
   });
 
   it('never hands a malformed block to an override', () => {

@@ -2,6 +2,7 @@ import type { BlockType } from '@folio/schema';
 import { type BlockProblem, checkBlock } from './block-guards.ts';
 import { type BlockComponent, defaultComponents } from './default-components.ts';
 import { createRenderContext } from './render-context.ts';
+import type { LinkComponent } from './render-text.ts';
 
 /** Per-type overrides: each replaces the built-in markup of one block type. */
 export type BlockComponents = { [K in BlockType]?: BlockComponent<K> };
@@ -10,6 +11,11 @@ export type BlockComponents = { [K in BlockType]?: BlockComponent<K> };
 export interface RenderBlocksOptions {
   /** Your own markup per block type; it receives only blocks whose shape was checked. */
   components?: BlockComponents;
+  /**
+   * Your own link markup (a class, `target`, an icon); called only for hrefs that passed seed
+   * rule 2, so an override cannot bring back an unsafe link.
+   */
+  link?: LinkComponent;
   /** Called for each block that renders nothing because its type is unknown or it is malformed. */
   onSkip?: (block: unknown, index: number, problem: BlockProblem) => void;
 }
@@ -36,7 +42,7 @@ export function renderBlocks(blocks: unknown, options: RenderBlocksOptions = {})
     const component = (options.components?.[block.type] ?? defaultComponents[block.type]) as BlockComponent<
       typeof block.type
     >;
-    const out = String(component(block, createRenderContext(index)));
+    const out = String(component(block, createRenderContext(index, options.link)));
     if (out !== '') parts.push(out);
   }
   return parts.join('\n');

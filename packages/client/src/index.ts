@@ -1,1 +1,44 @@
-export {};
+/**
+ * @folio/client: everything a website needs to show Folio articles. Web APIs only, so it runs
+ * on Node, Deno, Bun and edge runtimes; the Node webhook handler lives in `@folio/client/node`.
+ */
+export type { BlockProblem } from './block-guards.ts';
+export { checkBlock, isTextRun } from './block-guards.ts';
+export type {
+  ArticlePage,
+  ClientOptions,
+  FolioClient,
+  ListArticlesOptions,
+  RequestOptions,
+} from './client.ts';
+export { createClient } from './client.ts';
+export type { BlockComponent, BlockOf } from './default-components.ts';
+export { defaultComponents } from './default-components.ts';
+export type { FolioErrorDetail, FolioErrorInit } from './folio-error.ts';
+export { FolioError } from './folio-error.ts';
+export type { HtmlValue } from './html.ts';
+export { escapeHtml, html, raw, SafeHtml } from './html.ts';
+export { serializeJsonLd } from './json-ld.ts';
+export type { BlockComponents, RenderBlocksOptions } from './render-blocks.ts';
+export { renderBlocks } from './render-blocks.ts';
+export type { RenderContext } from './render-context.ts';
+export type { HeadArticle, RenderHeadOptions } from './render-head.ts';
+export { canonicalUrl, renderHead } from './render-head.ts';
+export type { LinkComponent, LinkProps } from './render-text.ts';
+export { defaultLink, renderText, renderTextRun, safeHref } from './render-text.ts';
+export type { RetryPolicy } from './retry.ts';
+export { parseRetryAfter } from './retry.ts';
+export type { SitemapIndexItem } from './sitemap-xml.ts';
+export { chunkSitemapEntries, SITEMAP_MAX_URLS, sitemapIndexXml, sitemapXml } from './sitemap-xml.ts';
+export type {
+  WebhookEvent,
+  WebhookEventData,
+  WebhookEventName,
+  WebhookFailure,
+  WebhookHeaders,
+} from './webhook.ts';
+export { verifyWebhook, WebhookVerificationError, webhookId } from './webhook.ts';
+export type { WebhookIdStore } from './webhook-ids.ts';
+export { createMemoryIdStore } from './webhook-ids.ts';
+export type { WebhookOutcome, WebhookReceiver, WebhookReceiverOptions } from './webhook-receiver.ts';
+export { createWebhookReceiver } from './webhook-receiver.ts';

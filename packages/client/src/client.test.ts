@@ -1,0 +1,292 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type ClientOptions, createClient } from './client.ts';
+import { FolioError } from './folio-error.ts';
+
+type Reply = Response | Error | ((signal: AbortSignal) => Promise<Response>);
+
+/** A scripted fetch: answers each call with the next reply and records what was asked. */
+function fakeFetch(replies: Reply[]) {
+  const calls: { url: string; headers: Headers }[] = [];
+  const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    calls.push({ url: String(input), headers: new Headers(init?.headers) });
+    const reply = replies.shift();
+    if (reply === undefined) throw new Error(`unexpected request ${String(input)}`);
+    if (reply instanceof Error) throw reply;
+    if (typeof reply === 'function') return reply(init!.signal!);
+    return reply;
+  };
+  return { fetch: fetch as typeof globalThis.fetch, calls };
+}
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  Response.json(body, { status, headers });
+const errorBody = (code: string, message: string, details?: unknown) => ({
+  success: false,
+  error: { code, message, ...(details ? { details } : {}) },
+});
+const pagination = (page: number, totalPages: number, limit = 2) => ({
+  page,
+  limit,
+  total: totalPages * limit,
+  totalPages,
+  hasNext: page < totalPages,
+  hasPrev: page > 1,
+});
+const item = (slug: string) => ({ id: slug, slug, title: slug.toUpperCase() });
+
+function client(replies: Reply[], options: Partial<ClientOptions> = {}) {
+  const fake = fakeFetch(replies);
+  const sleeps: number[] = [];
+  const folio = createClient({
+    baseUrl: 'https://folio.example.com/',
+    projectId: 'proj 1',
+    contentKey: 'ck_secret',
+    fetch: fake.fetch,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    random: () => 0.5,
+    ...options,
+  });
+  return { folio, calls: fake.calls, sleeps };
+}
+
+const ROOT = 'https://folio.example.com/api/v1/projects/proj%201/content';
+
+describe('createClient requests', () => {
+  it('lists a page with the content key and returns data and pagination', async () => {
+    const page = { success: true, data: [item('a')], pagination: pagination(2, 3) };
+    const { folio, calls } = client([json(page)]);
+    const result = await folio.listArticles({ page: 2, limit: 2 });
+    assert.deepEqual(result, { data: page.data, pagination: page.pagination });
+    assert.equal(calls[0]!.url, `${ROOT}?page=2&limit=2`);
+    assert.equal(calls[0]!.headers.get('authorization'), 'Bearer ck_secret');
+  });
+
+  it('sends no query when no page or limit is given and keeps a base path', async () => {
+    const { folio, calls } = client([json({ success: true, data: [], pagination: pagination(1, 0) })], {
+      baseUrl: 'https://example.com/folio',
+    });
+    await folio.listArticles();
+    assert.equal(calls[0]!.url, 'https://example.com/folio/api/v1/projects/proj%201/content');
+  });
+
+  it('iterates over every article following pagination.hasNext', async () => {
+    const { folio, calls } = client([
+      json({ success: true, data: [item('a'), item('b')], pagination: pagination(1, 3) }),
+      json({ success: true, data: [item('c'), item('d')], pagination: pagination(2, 3) }),
+      json({ success: true, data: [item('e')], pagination: pagination(3, 3) }),
+    ]);
+    const slugs: string[] = [];
+    for await (const article of folio.articles({ limit: 2 })) slugs.push(article.slug);
+    assert.deepEqual(slugs, ['a', 'b', 'c', 'd', 'e']);
+    assert.deepEqual(
+      calls.map((c) => new URL(c.url).search),
+      ['?page=1&limit=2', '?page=2&limit=2', '?page=3&limit=2'],
+    );
+  });
+
+  it('iterates with the largest page size unless told otherwise', async () => {
+    const { folio, calls } = client([
+      json({ success: true, data: [item('a')], pagination: pagination(1, 1, 100) }),
+    ]);
+    const slugs: string[] = [];
+    for await (const article of folio.articles()) slugs.push(article.slug);
+    assert.deepEqual(slugs, ['a']);
+    assert.equal(new URL(calls[0]!.url).search, '?page=1&limit=100');
+  });
+
+  it('stops iterating at an empty page even if it claims more', async () => {
+    const { folio, calls } = client([json({ success: true, data: [], pagination: { ...pagination(1, 5) } })]);
+    const all = [];
+    for await (const article of folio.articles()) all.push(article);
+    assert.deepEqual(all, []);
+    assert.equal(calls.length, 1);
+  });
+
+  it('reads an article by its URL-encoded slug', async () => {
+    const article = { ...item('café'), related: [] };
+    const { folio, calls } = client([json({ success: true, data: article })]);
+    assert.deepEqual(await folio.getArticle('café/x?y#z'), article);
+    assert.equal(calls[0]!.url, `${ROOT}/by-slug/caf%C3%A9%2Fx%3Fy%23z`);
+  });
+
+  it('answers null for a 404 without retrying, and for an empty slug without a request', async () => {
+    const { folio, calls } = client([json(errorBody('not_found', 'No article'), 404)]);
+    assert.equal(await folio.getArticle('missing'), null);
+    assert.equal(await folio.getArticle(''), null);
+    assert.equal(calls.length, 1);
+  });
+
+  it('throws rather than answering null for a 404 that is not Folio’s not_found', async () => {
+    const { folio } = client([
+      new Response('<h1>Not Found</h1>', { status: 404 }),
+      json(errorBody('unknown_route', 'No route'), 404),
+    ]);
+    await assert.rejects(folio.getArticle('a'), { status: 404, code: 'http_error' });
+    await assert.rejects(folio.getArticle('a'), { status: 404, code: 'unknown_route' });
+  });
+
+  it('reads the sitemap', async () => {
+    const entries = [{ url: 'https://example.com/blog/a', lastModified: '2026-11-20T10:00:00.000Z' }];
+    const { folio, calls } = client([json({ success: true, data: entries })]);
+    assert.deepEqual(await folio.getSitemap(), entries);
+    assert.equal(calls[0]!.url, `${ROOT}/sitemap`);
+  });
+});
+
+describe('createClient errors', () => {
+  it('throws a FolioError with status, code, message and details, without retrying a 4xx', async () => {
+    const details = [{ path: '/page', message: 'must be >= 1' }];
+    const { folio, calls } = client([json(errorBody('invalid_query', 'Bad page', details), 400)]);
+    const error = await folio.listArticles({ page: 0 }).catch((e: unknown) => e);
+    assert.ok(error instanceof FolioError);
+    assert.ok(error instanceof Error);
+    assert.equal(error.name, 'FolioError');
+    assert.equal(error.status, 400);
+    assert.equal(error.code, 'invalid_query');
+    assert.equal(error.message, 'Bad page');
+    assert.deepEqual(error.details, details);
+    assert.equal(calls.length, 1);
+  });
+
+  it('turns a 401 on any endpoint into a FolioError', async () => {
+    const { folio } = client([json(errorBody('unauthorized', 'Unknown key'), 401)]);
+    await assert.rejects(folio.getArticle('a'), { name: 'FolioError', status: 401, code: 'unauthorized' });
+  });
+
+  it('names the status when the error body is not the contract shape', async () => {
+    const { folio } = client([new Response('<h1>Bad gateway</h1>', { status: 502 })], { retries: 0 });
+    await assert.rejects(folio.getSitemap(), { status: 502, code: 'http_error', message: /502/ });
+  });
+
+  it('refuses a success status with an unexpected body', async () => {
+    const { folio } = client([
+      json({ data: [] }),
+      json({ success: true, data: [] }),
+      json({ success: true }),
+    ]);
+    await assert.rejects(folio.getSitemap(), { code: 'invalid_response', status: 200 });
+    await assert.rejects(folio.listArticles(), { code: 'invalid_response' });
+    await assert.rejects(folio.getArticle('a'), { code: 'invalid_response' });
+  });
+});
+
+describe('createClient retries', () => {
+  const ok = () => json({ success: true, data: [] });
+
+  it('retries a 429 after the seconds Retry-After asks for', async () => {
+    const { folio, calls, sleeps } = client([
+      json(errorBody('rate_limited', 'Slow down'), 429, { 'retry-after': '3' }),
+      ok(),
+    ]);
+    assert.deepEqual(await folio.getSitemap(), []);
+    assert.equal(calls.length, 2);
+    assert.deepEqual(sleeps, [3000]);
+  });
+
+  it('reads a Retry-After HTTP date against the injected clock, and caps long waits', async () => {
+    const now = Date.parse('2026-11-22T10:00:00.000Z');
+    const { folio, sleeps } = client(
+      [
+        json({}, 429, { 'retry-after': 'Sun, 22 Nov 2026 10:00:02 GMT' }),
+        json({}, 503, { 'retry-after': '3600' }),
+        ok(),
+      ],
+      { now: () => now, maxRetryDelayMs: 5000 },
+    );
+    await folio.getSitemap();
+    assert.deepEqual(sleeps, [2000, 5000]);
+  });
+
+  it('backs off exponentially with jitter on 5xx and then gives up with the last error', async () => {
+    const unavailable = () => json(errorBody('internal', 'Down'), 503);
+    const { folio, calls, sleeps } = client([unavailable(), unavailable(), unavailable(), unavailable()], {
+      retries: 3,
+      retryDelayMs: 100,
+      random: () => 0.5,
+    });
+    await assert.rejects(folio.getSitemap(), { status: 503, code: 'internal' });
+    assert.equal(calls.length, 4);
+    // ceiling 100, 200, 400: half fixed plus half of it times 0.5
+    assert.deepEqual(sleeps, [75, 150, 300]);
+  });
+
+  it('keeps jitter within [ceiling/2, ceiling]', async () => {
+    const low = client([json({}, 500), ok()], { retryDelayMs: 1000, random: () => 0 });
+    await low.folio.getSitemap();
+    const high = client([json({}, 500), ok()], { retryDelayMs: 1000, random: () => 0.999999 });
+    await high.folio.getSitemap();
+    assert.deepEqual([...low.sleeps, ...high.sleeps], [500, 1000]);
+  });
+
+  it('retries a network error and reports network_error when it persists', async () => {
+    const recovered = client([new TypeError('fetch failed'), ok()]);
+    assert.deepEqual(await recovered.folio.getSitemap(), []);
+    assert.equal(recovered.calls.length, 2);
+
+    const down = client([new TypeError('fetch failed'), new TypeError('fetch failed')], { retries: 1 });
+    const error = await down.folio.getSitemap().catch((e: unknown) => e);
+    assert.ok(error instanceof FolioError);
+    assert.equal(error.status, 0);
+    assert.equal(error.code, 'network_error');
+    assert.ok(error.cause instanceof TypeError);
+  });
+
+  it('aborts an attempt that exceeds timeoutMs and retries it', async () => {
+    const hang = (signal: AbortSignal) =>
+      new Promise<Response>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    const timedOut = client([hang], { timeoutMs: 20, retries: 0 });
+    await assert.rejects(timedOut.folio.getSitemap(), { name: 'FolioError', status: 0, code: 'timeout' });
+
+    const retried = client([hang, ok()], { timeoutMs: 20, retries: 1 });
+    assert.deepEqual(await retried.folio.getSitemap(), []);
+    assert.equal(retried.calls.length, 2);
+  });
+
+  it('stops at once when the caller aborts, with the caller’s reason', async () => {
+    const controller = new AbortController();
+    const hang = (signal: AbortSignal) =>
+      new Promise<Response>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    const { folio, calls } = client([hang, ok()], { retries: 3 });
+    const pending = folio.getSitemap({ signal: controller.signal });
+    controller.abort(new Error('navigated away'));
+    await assert.rejects(pending, { message: 'navigated away' });
+    assert.equal(calls.length, 1);
+  });
+});
+
+describe('createClient guards', () => {
+  const options = { baseUrl: 'https://folio.example.com', projectId: 'p', contentKey: 'ck' };
+
+  it('refuses to run in a browser with a content key (rule 5)', () => {
+    const g = globalThis as Record<string, unknown>;
+    g.window = {};
+    g.document = {};
+    try {
+      assert.throws(() => createClient(options), /browser.*server-only.*rule 5/s);
+    } finally {
+      delete g.window;
+      delete g.document;
+    }
+  });
+
+  it('runs where only window exists (Deno) and on the server', () => {
+    const g = globalThis as Record<string, unknown>;
+    g.window = globalThis;
+    try {
+      assert.equal(typeof createClient(options).getArticle, 'function');
+    } finally {
+      delete g.window;
+    }
+    assert.equal(typeof createClient(options).getArticle, 'function');
+  });
+
+  it('refuses missing settings and a non-http base URL', () => {
+    assert.throws(() => createClient({ ...options, contentKey: '' }), /contentKey/);
+    assert.throws(() => createClient({ ...options, projectId: ' ' }), /projectId/);
+    assert.throws(() => createClient({ ...options, baseUrl: 'ftp://folio.example.com' }), /http/);
+    assert.throws(() => createClient({ ...options, baseUrl: 'folio.example.com' }));
+  });
+});

@@ -1,0 +1,173 @@
+import type { Article, ArticleListItem, Pagination, SitemapEntry } from '@folio/schema';
+import { errorFromResponse, FolioError } from './folio-error.ts';
+import { getJson, type RequestSettings } from './request.ts';
+import { sleep } from './retry.ts';
+
+/** Options of `createClient`. */
+export interface ClientOptions {
+  /** Folio's base address, e.g. `https://folio.example.com`. */
+  baseUrl: string;
+  /** The project id from the dashboard's Connection card. */
+  projectId: string;
+  /** A content key; server-only (seed rule 5). */
+  contentKey: string;
+  /** The fetch to use; defaults to the global one. */
+  fetch?: typeof globalThis.fetch;
+  /** Timeout of one attempt, including reading the body. Default 10,000 ms. */
+  timeoutMs?: number;
+  /** Retries after a 429, a 5xx, a network error or a timeout. Default 2. */
+  retries?: number;
+  /** First backoff delay, doubled on each retry. Default 250 ms. */
+  retryDelayMs?: number;
+  /** Cap of any wait between attempts, `Retry-After` included. Default 10,000 ms. */
+  maxRetryDelayMs?: number;
+  /** For tests: how to wait between attempts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** For tests: the clock used to read a `Retry-After` date. */
+  now?: () => number;
+  /** For tests: the jitter source, a number in [0, 1). */
+  random?: () => number;
+}
+
+/** Per-call options. */
+export interface RequestOptions {
+  /** Aborts the call, including waits between retries. */
+  signal?: AbortSignal;
+}
+
+/** Options of `listArticles`. */
+export interface ListArticlesOptions extends RequestOptions {
+  /** 1-based page. Default 1. */
+  page?: number;
+  /** Items per page, at most 100. Default 20. */
+  limit?: number;
+}
+
+/** One page of published articles, newest first. */
+export interface ArticlePage {
+  data: ArticleListItem[];
+  pagination: Pagination;
+}
+
+/** A client of one project's delivery API. */
+export interface FolioClient {
+  /** One page of published articles. */
+  listArticles(options?: ListArticlesOptions): Promise<ArticlePage>;
+  /** Every published article, fetching pages (default limit 100) while `pagination.hasNext`. */
+  articles(options?: Omit<ListArticlesOptions, 'page'>): AsyncGenerator<ArticleListItem, void, undefined>;
+  /** One published article with its related links, or null when Folio answers 404 not_found. */
+  getArticle(slug: string, options?: RequestOptions): Promise<Article | null>;
+  /** One entry per published article: its URL and last modification. */
+  getSitemap(options?: RequestOptions): Promise<SitemapEntry[]>;
+}
+
+const BROWSER_ERROR =
+  '@folio/client: createClient() was called in a browser with a content key. Content keys are ' +
+  'server-only (Folio site rule 5: the content key and the signing secret never go into browser ' +
+  'code or source files). Fetch articles on your server or at build time and send the browser HTML.';
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function required(name: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new TypeError(`@folio/client: createClient() needs a non-empty ${name}`);
+  }
+  return value;
+}
+
+function apiRoot(baseUrl: string, projectId: string): string {
+  const url = new URL(required('baseUrl', baseUrl));
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new TypeError('@folio/client: baseUrl must be an http(s) URL');
+  }
+  const base = url.href.replace(/[?#].*$/, '').replace(/\/+$/, '');
+  return `${base}/api/v1/projects/${encodeURIComponent(required('projectId', projectId))}/content`;
+}
+
+const invalidResponse = (status: number) =>
+  new FolioError({ status, code: 'invalid_response', message: 'Folio answered with an unexpected body' });
+
+/** The `data` of a success body, checked with `valid`, or an `invalid_response` FolioError. */
+function successData<T>(status: number, body: unknown, valid: (data: unknown) => boolean): T {
+  if (isObject(body) && body.success === true && valid(body.data)) return body.data as T;
+  throw invalidResponse(status);
+}
+
+const isPagination = (value: unknown): value is Pagination =>
+  isObject(value) && typeof value.page === 'number' && typeof value.hasNext === 'boolean';
+
+/**
+ * Creates a client of one project's delivery API (`/api/v1`, `Authorization: Bearer`).
+ * Error answers throw a `FolioError`; 429, 5xx, network errors and timeouts are retried with
+ * backoff, honouring `Retry-After`. Throws at once in a browser: content keys are server-only.
+ * @example
+ * const folio = createClient({ baseUrl: process.env.FOLIO_URL, projectId, contentKey });
+ * const article = await folio.getArticle('hello-world'); // null when not found
+ * for await (const item of folio.articles()) console.log(item.slug);
+ */
+export function createClient(options: ClientOptions): FolioClient {
+  // Deno has `window` without `document`; a browser (or a DOM test runner) has both.
+  if (typeof globalThis.window !== 'undefined' && typeof globalThis.document !== 'undefined') {
+    throw new Error(BROWSER_ERROR);
+  }
+  const root = apiRoot(options.baseUrl, options.projectId);
+  const settings: RequestSettings = {
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    headers: {
+      authorization: `Bearer ${required('contentKey', options.contentKey)}`,
+      accept: 'application/json',
+    },
+    timeoutMs: options.timeoutMs ?? 10_000,
+    policy: {
+      retries: Math.max(0, options.retries ?? 2),
+      baseDelayMs: options.retryDelayMs ?? 250,
+      maxDelayMs: options.maxRetryDelayMs ?? 10_000,
+    },
+    sleep: options.sleep ?? sleep,
+    now: options.now ?? Date.now,
+    random: options.random ?? Math.random,
+  };
+
+  async function listArticles({ page, limit, signal }: ListArticlesOptions = {}): Promise<ArticlePage> {
+    const query = new URLSearchParams();
+    if (page !== undefined) query.set('page', String(page));
+    if (limit !== undefined) query.set('limit', String(limit));
+    const url = query.size ? `${root}?${query}` : root;
+    const { status, body } = await getJson(url, settings, signal);
+    if (status < 200 || status > 299) throw errorFromResponse(status, body);
+    const data = successData<ArticleListItem[]>(status, body, Array.isArray);
+    const pagination = (body as { pagination?: unknown }).pagination;
+    if (!isPagination(pagination)) throw invalidResponse(status);
+    return { data, pagination };
+  }
+
+  // The API's largest page by default: fewer round trips when reading everything.
+  async function* articles({ limit = 100, signal }: Omit<ListArticlesOptions, 'page'> = {}) {
+    for (let page = 1; ; page++) {
+      const result = await listArticles({ page, limit, signal });
+      yield* result.data;
+      // An empty page that claims more would loop forever; stop rather than trust it.
+      if (!result.pagination.hasNext || result.data.length === 0) return;
+    }
+  }
+
+  async function getArticle(slug: string, { signal }: RequestOptions = {}): Promise<Article | null> {
+    if (typeof slug !== 'string' || slug === '') return null;
+    const { status, body } = await getJson(`${root}/by-slug/${encodeURIComponent(slug)}`, settings, signal);
+    const error = status < 200 || status > 299 ? errorFromResponse(status, body) : undefined;
+    // Only Folio's own not_found means "no such article"; a 404 page from something else
+    // (a wrong baseUrl, a proxy) is a configuration problem and must not look like one.
+    if (error?.code === 'not_found') return null;
+    if (error) throw error;
+    return successData<Article>(status, body, isObject);
+  }
+
+  async function getSitemap({ signal }: RequestOptions = {}): Promise<SitemapEntry[]> {
+    const { status, body } = await getJson(`${root}/sitemap`, settings, signal);
+    if (status < 200 || status > 299) throw errorFromResponse(status, body);
+    return successData<SitemapEntry[]>(status, body, Array.isArray);
+  }
+
+  return { listArticles, articles, getArticle, getSitemap };
+}

@@ -1,0 +1,90 @@
+import type { Block, BlockType } from '@folio/schema';
+import { isSafeSource } from '@folio/schema';
+import { html, raw, type SafeHtml } from './html.ts';
+import type { RenderContext } from './render-context.ts';
+
+/** The block of one `type`. */
+export type BlockOf<K extends BlockType> = Extract<Block, { type: K }>;
+/** Renders one block of type `K` to HTML; a returned string is inserted as is (trusted). */
+export type BlockComponent<K extends BlockType> = (
+  block: BlockOf<K>,
+  ctx: RenderContext,
+) => string | SafeHtml;
+/** One component per block type; each returns `SafeHtml`, so an override can wrap it with `html`. */
+export type DefaultComponents = { [K in BlockType]: (block: BlockOf<K>, ctx: RenderContext) => SafeHtml };
+
+const NOTHING = raw('');
+
+const CODE_LANGUAGE = /^[A-Za-z0-9_+-]{1,50}$/;
+const YOUTUBE_ID = /^[A-Za-z0-9_-]{11}$/;
+const YOUTUBE_ALLOW =
+  'accelerometer; autoplay; clipboard-write; encrypted-media; gyroscope; picture-in-picture; web-share';
+
+/**
+ * The built-in markup of every block type: semantic HTML, every value escaped, links and
+ * sources checked. An empty block (no runs, no items) renders nothing rather than an empty tag.
+ * @example
+ * defaultComponents.heading({ type: 'heading', level: 2, text: 'Hi' }, ctx).toString(); // '<h2>Hi</h2>'
+ */
+export const defaultComponents: DefaultComponents = {
+  heading: ({ level, text }) => html`<h${level}>${text}</h${level}>`,
+  paragraph: ({ content }, ctx) => (content.length ? html`<p>${ctx.renderText(content)}</p>` : NOTHING),
+  list: ({ ordered, items }, ctx) => {
+    if (!items.length) return NOTHING;
+    const tag = raw(ordered ? 'ol' : 'ul');
+    return html`<${tag}>${items.map((item) => html`<li>${ctx.renderText(item)}</li>`)}</${tag}>`;
+  },
+  quote: ({ content, attribution }, ctx) => {
+    if (!content.length) return NOTHING;
+    const quote = html`<blockquote><p>${ctx.renderText(content)}</p></blockquote>`;
+    // WHATWG: attribution belongs outside the blockquote, so quote and source share a figure.
+    if (!attribution) return quote;
+    return html`<figure class="quote">${quote}<figcaption><cite>${attribution}</cite></figcaption></figure>`;
+  },
+  code: ({ code, language }) => {
+    const cls = language && CODE_LANGUAGE.test(language) ? html` class="language-${language}"` : '';
+    return html`<pre><code${cls}>${code}</code></pre>`;
+  },
+  image: ({ url, alt, caption }) => {
+    if (!isSafeSource(url)) return NOTHING;
+    const figcaption = caption ? html`<figcaption>${caption}</figcaption>` : '';
+    return html`<figure><img src="${url}" alt="${alt}" loading="lazy">${figcaption}</figure>`;
+  },
+  callout: ({ variant, content }, ctx) =>
+    content.length
+      ? html`<aside class="callout callout-${variant}" role="note"><p>${ctx.renderText(content)}</p></aside>`
+      : NOTHING,
+  cta: ({ heading, body, buttonLabel, buttonHref }, ctx) => {
+    const href = ctx.safeHref(buttonHref);
+    // Seed rule 2: a refused link keeps its text but loses the link.
+    const button = href
+      ? html`<a class="button" href="${href}">${buttonLabel}</a>`
+      : html`<p class="button-label">${buttonLabel}</p>`;
+    const paragraph = body ? html`<p>${body}</p>` : '';
+    return html`<section class="cta"><h2>${heading}</h2>${paragraph}${button}</section>`;
+  },
+  faq: ({ items }, ctx) => {
+    if (!items.length) return NOTHING;
+    const details = items.map(
+      ({ question, answer }) =>
+        html`<details><summary>${question}</summary><p>${ctx.renderText(answer)}</p></details>`,
+    );
+    return html`<div class="faq">${details}</div>`;
+  },
+  table: ({ headers, rows }) => {
+    if (!headers.length && !rows.length) return NOTHING;
+    const head = headers.length
+      ? html`<thead><tr>${headers.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>`
+      : '';
+    const body = rows.length
+      ? html`<tbody>${rows.map((row) => html`<tr>${row.map((cell) => html`<td>${cell}</td>`)}</tr>`)}</tbody>`
+      : '';
+    return html`<table>${head}${body}</table>`;
+  },
+  video: ({ videoId, title }) => {
+    // Re-checked here: the id is spliced into a URL path.
+    if (!YOUTUBE_ID.test(videoId)) return NOTHING;
+    const src = `https://www.youtube-nocookie.com/embed/${videoId}`;
+    return html`<figure class="video"><iframe src="${src}" title="${title || 'YouTube video'}" width="560" height="315" loading="lazy" allow="${YOUTUBE_ALLOW}" referrerpolicy="strict-origin-when-cross-origin" allowfullscreen></iframe></figure>`;
+  },
+};

@@ -1,0 +1,55 @@
+import type { ErrorBody } from '@folio/schema';
+
+/** One validation problem the API reported: JSON Pointer of the field and what is wrong. */
+export type FolioErrorDetail = NonNullable<ErrorBody['error']['details']>[number];
+
+/** What a `FolioError` is built from. */
+export interface FolioErrorInit {
+  status: number;
+  code: string;
+  message: string;
+  details?: FolioErrorDetail[];
+  cause?: unknown;
+}
+
+/**
+ * An error answer of the Folio API, or a request that got no usable answer. `code` is the
+ * API's snake_case code (`not_found`, `unauthorized`, `rate_limited`, ...) or one of the
+ * client's own: `network_error` and `timeout` (status 0), `invalid_response`, `http_error`.
+ * @example
+ * try { await client.listArticles({ page: 0 }); }
+ * catch (error) { if (error instanceof FolioError && error.code === 'invalid_query') ... }
+ */
+export class FolioError extends Error {
+  /** HTTP status, or 0 when no answer arrived. */
+  readonly status: number;
+  readonly code: string;
+  readonly details?: FolioErrorDetail[];
+
+  constructor(init: FolioErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'FolioError';
+    this.status = init.status;
+    this.code = init.code;
+    if (init.details) this.details = init.details;
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The `FolioError` for an error answer: the contract's `{ success: false, error }` body when
+ * present, else a generic `http_error` naming the status.
+ * @example
+ * errorFromResponse(404, { success: false, error: { code: 'not_found', message: 'No such article' } }).code;
+ * // 'not_found'
+ */
+export function errorFromResponse(status: number, body: unknown): FolioError {
+  const error = isObject(body) ? body.error : undefined;
+  if (isObject(error) && typeof error.code === 'string' && typeof error.message === 'string') {
+    const details = Array.isArray(error.details) ? (error.details as FolioErrorDetail[]) : undefined;
+    return new FolioError({ status, code: error.code, message: error.message, ...(details && { details }) });
+  }
+  return new FolioError({ status, code: 'http_error', message: `Folio answered with HTTP ${status}` });
+}

@@ -1,0 +1,78 @@
+/**
+ * @folio/client/node: the webhook receiver as a `node:http` request handler. Kept apart from
+ * the main entry so that one stays Web-API-only for edge runtimes.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createWebhookReceiver, type WebhookReceiverOptions } from './webhook-receiver.ts';
+
+/** Options of `createWebhookHandler`. */
+export interface WebhookHandlerOptions extends WebhookReceiverOptions {
+  /** Larger bodies are refused with 413. Default 1 MiB, the size Folio accepts for articles. */
+  maxBodyBytes?: number;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  // Frameworks with a raw-body parser (express.raw(), express.text()) already read the stream.
+  const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  if (Buffer.isBuffer(parsed)) return Promise.resolve(parsed);
+  if (typeof parsed === 'string') return Promise.resolve(Buffer.from(parsed, 'utf8'));
+  if (parsed !== undefined) {
+    return Promise.reject(
+      new TypeError('createWebhookHandler needs the raw body: mount it before a JSON parser'),
+    );
+  }
+  if (req.readableEnded) {
+    return Promise.reject(new TypeError('createWebhookHandler: the request body was already read elsewhere'));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    // An oversized body is drained, not destroyed, so the client still receives the 413.
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    req.on('end', () => (size > limit ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks))));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * A `node:http` handler for Folio webhooks: reads the raw body, answers 401 on a bad or
+ * missing signature or a stale timestamp, 204 on success, ignores `webhook.test` and drops
+ * duplicate `webhook-id`s (204 without calling `onEvent` again). 405 for other methods, 413
+ * for oversized bodies, 500 when `onEvent` throws (so Folio retries).
+ * @example
+ * import { createWebhookHandler } from '@folio/client/node';
+ * const onWebhook = createWebhookHandler({ secret: process.env.FOLIO_WEBHOOK_SECRET!, onEvent: () => cache.clear() });
+ * http.createServer((req, res) => (req.url === '/webhooks/folio' ? onWebhook(req, res) : site(req, res)));
+ */
+export function createWebhookHandler(
+  options: WebhookHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const receive = createWebhookReceiver(options);
+  const limit = options.maxBodyBytes ?? 1024 * 1024;
+  const onError =
+    options.onError ?? ((error) => console.error('@folio/client: webhook handler failed', error));
+  return async (req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    let status: number;
+    try {
+      status = (await receive(await readBody(req, limit), req.headers)).status;
+    } catch (error) {
+      if (!(error instanceof BodyTooLarge)) onError(error);
+      status = error instanceof BodyTooLarge ? 413 : 500;
+    }
+    res.writeHead(status).end();
+  };
+}
+
+export type { WebhookEvent, WebhookEventName, WebhookFailure } from './webhook.ts';
+export type { WebhookIdStore } from './webhook-ids.ts';
+export { createMemoryIdStore } from './webhook-ids.ts';
+export type { WebhookReceiverOptions } from './webhook-receiver.ts';

@@ -1,0 +1,88 @@
+import type { ArticleListItem } from '@folio/schema';
+import { isSafeSource } from '@folio/schema';
+import { html, raw, type SafeHtml } from './html.ts';
+import { serializeJsonLd } from './json-ld.ts';
+
+/** The fields of an article that `renderHead` reads; a list item or a full article will do. */
+export type HeadArticle = Pick<ArticleListItem, 'title' | 'seo'> &
+  Partial<Pick<ArticleListItem, 'publishedAt' | 'updatedAt'>>;
+
+/** Options of `renderHead`. */
+export interface RenderHeadOptions {
+  /** The site's origin, e.g. `https://www.example.com`; a path or trailing slash is ignored. */
+  origin: string;
+  /** The site's name, for `og:site_name`. */
+  siteName?: string;
+}
+
+/**
+ * The site origin of `origin`, refusing anything but http(s) so a canonical URL can never
+ * point at another scheme.
+ */
+function siteOrigin(origin: string): string {
+  const url = new URL(origin);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new TypeError(`renderHead: origin must be an http(s) URL, got ${JSON.stringify(origin)}`);
+  }
+  return url.origin;
+}
+
+/**
+ * The canonical URL of an article: origin + `seo.canonicalPath`, with no trailing slash (seed
+ * rule 4).
+ * @example
+ * canonicalUrl('https://example.com/', '/blog/hello/'); // 'https://example.com/blog/hello'
+ */
+export function canonicalUrl(origin: string, canonicalPath: string): string {
+  const path = canonicalPath.startsWith('/') ? canonicalPath : `/${canonicalPath}`;
+  return siteOrigin(origin) + path.replace(/\/+$/, '');
+}
+
+const meta = (key: 'name' | 'property', name: string, content: string | null | undefined) =>
+  content ? html`<meta ${raw(key)}="${name}" content="${content}">` : '';
+
+/**
+ * Head tags for an article page (seed rule 4): title, meta description, canonical link, Open
+ * Graph and Twitter tags, and exactly one JSON-LD script holding `seo.jsonLd` as given, with
+ * every `<` written as `\u003c`. Values are escaped; one tag per line.
+ * @example
+ * const head = renderHead(article, { origin: 'https://www.example.com', siteName: 'Example' });
+ * // '<title>Hello</title>\n<meta name="description" content="...">\n<link rel="canonical" ...'
+ */
+export function renderHead(article: HeadArticle, options: RenderHeadOptions): string {
+  const { seo } = article;
+  const url = canonicalUrl(options.origin, seo.canonicalPath);
+  const title = seo.title || article.title;
+  const ogTitle = seo.ogTitle || title;
+  const ogDescription = seo.ogDescription || seo.description;
+  // og:image must be absolute; a site path is resolved against the origin.
+  const image =
+    typeof seo.ogImage === 'string' && isSafeSource(seo.ogImage)
+      ? new URL(seo.ogImage, siteOrigin(options.origin)).href
+      : undefined;
+  const isArticle = (seo.ogType || 'article') === 'article';
+  const jsonLd = serializeJsonLd(seo.jsonLd);
+  const tags: (SafeHtml | string)[] = [
+    html`<title>${title}</title>`,
+    meta('name', 'description', seo.description),
+    html`<link rel="canonical" href="${url}">`,
+    meta('property', 'og:type', seo.ogType || 'article'),
+    meta('property', 'og:title', ogTitle),
+    meta('property', 'og:description', ogDescription),
+    meta('property', 'og:url', url),
+    meta('property', 'og:image', image),
+    meta('property', 'og:site_name', options.siteName),
+    meta('property', 'article:published_time', isArticle ? article.publishedAt : undefined),
+    meta('property', 'article:modified_time', isArticle ? article.updatedAt : undefined),
+    meta('name', 'twitter:card', image ? 'summary_large_image' : 'summary'),
+    meta('name', 'twitter:title', ogTitle),
+    meta('name', 'twitter:description', ogDescription),
+    meta('name', 'twitter:image', image),
+    // Not escaped as HTML: script content is raw text, made safe by serializeJsonLd.
+    jsonLd && seo.jsonLd !== null ? html`<script type="application/ld+json">${raw(jsonLd)}</script>` : '',
+  ];
+  return tags
+    .map(String)
+    .filter((tag) => tag !== '')
+    .join('\n');
+}

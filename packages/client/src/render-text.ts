@@ -1,0 +1,64 @@
+import type { TextRun } from '@folio/schema';
+import { isSafeLink } from '@folio/schema';
+import { html, SafeHtml } from './html.ts';
+
+/**
+ * The `href` when seed rule 2 allows it as a link (http/https URL, site path, `#` anchor),
+ * else `undefined`. Use it in custom components before writing an `<a href>`.
+ * @example
+ * safeHref('/blog/hello'); // '/blog/hello'
+ * safeHref('javascript:alert(1)'); // undefined
+ */
+export function safeHref(href: unknown): string | undefined {
+  return typeof href === 'string' && isSafeLink(href) ? href : undefined;
+}
+
+/** What a link component receives: a checked `href`, the run's `rel`, and the rendered text. */
+export interface LinkProps {
+  /** Already passed seed rule 2; escape it like any attribute (`html` does). */
+  href: string;
+  rel?: string;
+  /** The run's text with its marks, already escaped. */
+  children: SafeHtml;
+}
+
+/** Renders a link; called only for hrefs that passed seed rule 2. */
+export type LinkComponent = (props: LinkProps) => string | SafeHtml;
+
+/**
+ * The built-in link: `<a href rel>`; the run's rel is kept (seed rule 2), escaped.
+ * @example
+ * defaultLink({ href: '/docs', rel: 'help', children: html`Docs` }).toString(); // '<a href="/docs" rel="help">Docs</a>'
+ */
+export function defaultLink({ href, rel, children }: LinkProps): SafeHtml {
+  return html`<a href="${href}"${rel ? html` rel="${rel}"` : ''}>${children}</a>`;
+}
+
+/**
+ * Renders one text run: marks nest as `<a><strong><em><code>`, text is escaped, and a link is
+ * kept only when its `href` passes seed rule 2; otherwise only the text is shown.
+ * @example
+ * renderTextRun({ text: 'Docs', bold: true, href: '/docs' }).toString();
+ * // '<a href="/docs"><strong>Docs</strong></a>'
+ */
+export function renderTextRun(run: TextRun, link: LinkComponent = defaultLink): SafeHtml {
+  if (run.text === '') return new SafeHtml('');
+  let out: SafeHtml = html`${run.text}`;
+  if (run.code === true) out = html`<code>${out}</code>`;
+  if (run.italic === true) out = html`<em>${out}</em>`;
+  if (run.bold === true) out = html`<strong>${out}</strong>`;
+  const href = safeHref(run.href);
+  if (href === undefined) return out;
+  const linked = link(run.rel ? { href, rel: run.rel, children: out } : { href, children: out });
+  return linked instanceof SafeHtml ? linked : new SafeHtml(linked);
+}
+
+/**
+ * Renders an array of text runs to safe inline HTML, with an optional link component.
+ * @example
+ * renderText([{ text: 'a < b' }, { text: ' fast', italic: true }]).toString();
+ * // 'a &lt; b<em> fast</em>'
+ */
+export function renderText(runs: readonly TextRun[], link?: LinkComponent): SafeHtml {
+  return new SafeHtml(runs.map((run) => renderTextRun(run, link).value).join(''));
+}

@@ -1,0 +1,91 @@
+import { FolioError } from './folio-error.ts';
+import { backoffDelay, type RetryPolicy, retryDelay } from './retry.ts';
+
+/** Everything a request needs; tests inject `fetch`, `sleep`, `now` and `random`. */
+export interface RequestSettings {
+  fetch: typeof globalThis.fetch;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  policy: RetryPolicy;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now: () => number;
+  random: () => number;
+}
+
+/** A final HTTP answer: its status and its body parsed as JSON (undefined when not JSON). */
+export interface Answer {
+  status: number;
+  body: unknown;
+}
+
+type Attempt = Answer & { retryAfter: string | null };
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One attempt; a missing answer comes back as a FolioError so the caller can retry it. */
+async function attempt(
+  url: string,
+  settings: RequestSettings,
+  signal?: AbortSignal,
+): Promise<Attempt | FolioError> {
+  const timeout = AbortSignal.timeout(settings.timeoutMs);
+  try {
+    const response = await settings.fetch(url, {
+      method: 'GET',
+      headers: settings.headers,
+      // The timeout covers reading the body too, since the same signal aborts it.
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    const body = parseJson(await response.text());
+    return { status: response.status, body, retryAfter: response.headers.get('retry-after') };
+  } catch (error) {
+    // The caller gave up: no retry, and their own reason rather than a FolioError.
+    if (signal?.aborted) throw signal.reason;
+    if (timeout.aborted) {
+      return new FolioError({
+        status: 0,
+        code: 'timeout',
+        message: `Folio did not answer within ${settings.timeoutMs} ms`,
+        cause: error,
+      });
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    return new FolioError({
+      status: 0,
+      code: 'network_error',
+      message: `Could not reach Folio: ${reason}`,
+      cause: error,
+    });
+  }
+}
+
+const isRetryableStatus = (status: number) => status === 429 || (status >= 500 && status <= 599);
+
+/**
+ * GETs `url`, retrying 429, 5xx, network errors and timeouts with backoff (honouring
+ * `Retry-After`), and returns the final answer whatever its status. Throws a FolioError when
+ * the last attempt got no answer.
+ * @example
+ * const { status, body } = await getJson('https://folio.example.com/api/v1/...', settings);
+ */
+export async function getJson(url: string, settings: RequestSettings, signal?: AbortSignal): Promise<Answer> {
+  for (let retry = 0; ; retry++) {
+    const result = await attempt(url, settings, signal);
+    const canRetry = retry < settings.policy.retries;
+    if (result instanceof FolioError) {
+      if (!canRetry) throw result;
+      await settings.sleep(backoffDelay(retry, settings.policy, settings.random), signal);
+    } else if (canRetry && isRetryableStatus(result.status)) {
+      const delay = retryDelay(retry, result.retryAfter, settings.policy, settings.now(), settings.random);
+      await settings.sleep(delay, signal);
+    } else {
+      return { status: result.status, body: result.body };
+    }
+  }
+}

@@ -2,6 +2,17 @@
  * @folio/client: everything a website needs to show Folio articles. Web APIs only, so it runs
  * on Node, Deno, Bun and edge runtimes; the Node webhook handler lives in `@folio/client/node`.
  */
+export type {
+  Article,
+  ArticleListItem,
+  Block,
+  BlockType,
+  Pagination,
+  RelatedLink,
+  Seo,
+  SitemapEntry,
+  TextRun,
+} from '@folio/schema';
 export type { BlockProblem } from './block-guards.ts';
 export { checkBlock, isTextRun } from './block-guards.ts';
 export type {

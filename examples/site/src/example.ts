@@ -1,0 +1,93 @@
+// `npm run example`: Folio (embedded database, demo data) and the example site together.
+// It takes what a site developer would collect from the dashboard: the project id, a content
+// key and the webhook signing secret, and points the project's webhook at the site.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { startSite } from './main.ts';
+
+const FOLIO_PORT = Number(process.env.FOLIO_PORT ?? 8080);
+const SITE_PORT = Number(process.env.PORT ?? 3000);
+const folioUrl = `http://localhost:${FOLIO_PORT}`;
+const siteOrigin = `http://localhost:${SITE_PORT}`;
+const adminToken = `example-${randomBytes(24).toString('base64url')}`;
+const serverMain = fileURLToPath(new URL('../../../packages/server/src/main.ts', import.meta.url));
+
+const folio = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', serverMain], {
+  env: {
+    ...process.env,
+    PORT: String(FOLIO_PORT),
+    FOLIO_ADMIN_TOKEN: adminToken,
+    // The site's webhook receiver listens on this machine.
+    FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const stopAll = () => {
+  folio.kill('SIGTERM');
+  process.exit(0);
+};
+process.on('SIGINT', stopAll);
+process.on('SIGTERM', stopAll);
+folio.on('exit', (code) => {
+  process.stderr.write(`Folio exited (${code}).\n`);
+  process.exit(code ?? 1);
+});
+
+await new Promise<void>((resolve) => {
+  let output = '';
+  folio.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk;
+    if (output.includes('Folio is running')) resolve();
+  });
+});
+
+async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${folioUrl}/admin/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${adminToken}`,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const json = (await response.json()) as { data: T; error?: { message: string } };
+  if (!response.ok) throw new Error(`${method} ${path}: ${json.error?.message}`);
+  return json.data;
+}
+
+const projects = await admin<Array<{ id: string; name: string }>>('GET', '/projects');
+const project = projects.find((p) => p.name === 'Folio demo blog') ?? projects[0];
+if (!project) throw new Error('No project found: start once with FOLIO_DEMO=true on an empty database.');
+await admin('PATCH', `/projects/${project.id}`, { websiteUrl: siteOrigin, articlesPath: '/blog' });
+// One key for the example site: earlier runs' keys are revoked rather than piling up.
+const keys = await admin<Array<{ id: string; name: string }>>('GET', `/projects/${project.id}/keys`);
+for (const key of keys.filter((k) => k.name === 'example site')) {
+  await admin('DELETE', `/projects/${project.id}/keys/${key.id}`);
+}
+const { key } = await admin<{ key: string }>('POST', `/projects/${project.id}/keys`, {
+  name: 'example site',
+});
+await admin('PUT', `/projects/${project.id}/webhook`, {
+  url: `http://127.0.0.1:${SITE_PORT}/webhooks/folio`,
+});
+const { secret } = await admin<{ secret: string }>('POST', `/projects/${project.id}/webhook/reveal-secret`);
+
+await startSite({
+  folioUrl,
+  projectId: project.id,
+  contentKey: key,
+  webhookSecret: secret,
+  origin: siteOrigin,
+  port: SITE_PORT,
+  siteName: 'Fernhill Notes',
+});
+
+process.stdout.write(`
+  Folio:        ${folioUrl}  (admin token for this run: ${adminToken})
+  Example site: ${siteOrigin}/blog
+
+  Edit an article through the management API and reload: the webhook purges the site's cache.
+  Ctrl+C stops both.
+`);

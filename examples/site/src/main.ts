@@ -1,0 +1,17 @@
+import http from 'node:http';
+import { readSiteConfig } from './config.ts';
+import { createSite } from './site.ts';
+
+/** Starts the example blog on PORT (default 3000) and returns the server. */
+export async function startSite(config = readSiteConfig()): Promise<http.Server> {
+  const site = createSite(config);
+  const server = http.createServer((request, response) => void site.handle(request, response));
+  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  return server;
+}
+
+if (import.meta.main) {
+  const config = readSiteConfig();
+  await startSite(config);
+  process.stdout.write(`Example site: ${config.origin}/blog\n`);
+}

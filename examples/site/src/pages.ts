@@ -1,0 +1,99 @@
+import {
+  type Article,
+  type ArticleListItem,
+  type HtmlValue,
+  html,
+  type Pagination,
+  raw,
+  renderBlocks,
+  renderHead,
+  type SafeHtml,
+} from '@folio/client';
+
+const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
+
+function layout(siteName: string, head: HtmlValue, main: HtmlValue): string {
+  return `<!doctype html>\n${html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${head}
+<link rel="stylesheet" href="/assets/site.css">
+</head>
+<body>
+<header class="site-header"><div class="wrap"><a class="brand" href="/blog">${siteName}</a></div></header>
+<main class="wrap">${main}</main>
+<footer class="site-footer"><div class="wrap">Served by Folio · rendered with @folio/client</div></footer>
+</body>
+</html>`}`;
+}
+
+function date(iso: string): SafeHtml {
+  return html`<time datetime="${iso}">${dateFormat.format(new Date(iso))}</time>`;
+}
+
+/** The article list, one page of it. */
+export function listPage(
+  site: { name: string; origin: string },
+  articles: ArticleListItem[],
+  pagination: Pagination,
+): string {
+  const path = pagination.page > 1 ? `/blog?page=${pagination.page}` : '/blog';
+  const head = html`<title>${pagination.page > 1 ? `Blog, page ${pagination.page}` : 'Blog'} · ${site.name}</title>
+<meta name="description" content="Articles from ${site.name}">
+<link rel="canonical" href="${site.origin}${path}">`;
+  const items = articles.map(
+    (article) => html`<li class="post">
+<h2><a href="${article.seo.canonicalPath}">${article.title}</a></h2>
+<p class="meta">${date(article.publishedAt)}</p>
+<p>${article.seo.description}</p>
+</li>`,
+  );
+  const nav = html`<nav class="pager" aria-label="Pages">
+${pagination.hasPrev ? html`<a rel="prev" href="/blog?page=${pagination.page - 1}">← Newer</a>` : ''}
+<span>Page ${pagination.page} of ${Math.max(1, pagination.totalPages)}</span>
+${pagination.hasNext ? html`<a rel="next" href="/blog?page=${pagination.page + 1}">Older →</a>` : ''}
+</nav>`;
+  const body =
+    articles.length > 0
+      ? html`<h1>Blog</h1><ul class="posts">${items}</ul>${nav}`
+      : html`<h1>Blog</h1><p>Nothing here yet.</p>${nav}`;
+  return layout(site.name, head, body);
+}
+
+/** One article: head tags from its seo, body from its blocks, and its related links. */
+export function articlePage(site: { name: string; origin: string }, article: Article): string {
+  const related =
+    article.related.length > 0
+      ? html`<aside class="related" aria-labelledby="related-heading">
+<h2 id="related-heading">Related reading</h2>
+<ul>${article.related.map((item) => html`<li><a href="${item.canonicalPath}">${item.title}</a></li>`)}</ul>
+</aside>`
+      : '';
+  const body = html`<article class="article">
+<header><h1>${article.title}</h1><p class="meta">${date(article.publishedAt)}${
+    article.updatedAt !== article.publishedAt ? html` · updated ${date(article.updatedAt)}` : ''
+  }</p></header>
+${raw(renderBlocks(article.blocks))}
+</article>
+${related}`;
+  return layout(site.name, raw(renderHead(article, { origin: site.origin, siteName: site.name })), body);
+}
+
+/** The page for an address that holds nothing. */
+export function notFoundPage(site: { name: string }): string {
+  return layout(
+    site.name,
+    html`<title>Not found · ${site.name}</title><meta name="robots" content="noindex">`,
+    html`<h1>Not found</h1><p>There is no article at this address. <a href="/blog">See all articles</a>.</p>`,
+  );
+}
+
+/** The page for a failure to reach Folio. */
+export function errorPage(site: { name: string }): string {
+  return layout(
+    site.name,
+    html`<title>Something went wrong · ${site.name}</title>`,
+    html`<h1>Something went wrong</h1><p>The articles could not be loaded. Please try again in a moment.</p>`,
+  );
+}

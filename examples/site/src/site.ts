@@ -1,0 +1,127 @@
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createClient, FolioError, sitemapXml } from '@folio/client';
+import { createWebhookHandler } from '@folio/client/node';
+import type { SiteConfig } from './config.ts';
+import { articlePage, errorPage, listPage, notFoundPage } from './pages.ts';
+
+interface CachedPage {
+  status: number;
+  type: string;
+  body: string;
+  at: number;
+}
+
+export interface Site {
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** Forgets every rendered page (what a Folio webhook triggers). */
+  purge(): void;
+}
+
+const CSS = new URL('../public/site.css', import.meta.url);
+// A safety net only: webhooks purge the cache as soon as content changes.
+const CACHE_TTL_MS = 10 * 60_000;
+
+/**
+ * The example blog. Pages are rendered from Folio on first request and kept until a verified
+ * Folio webhook says content changed.
+ */
+export function createSite(config: SiteConfig, options: { now?: () => number } = {}): Site {
+  const now = options.now ?? Date.now;
+  const folio = createClient({
+    baseUrl: config.folioUrl,
+    projectId: config.projectId,
+    contentKey: config.contentKey,
+  });
+  const site = { name: config.siteName, origin: config.origin };
+  const cache = new Map<string, CachedPage>();
+  const purge = () => cache.clear();
+  const onWebhook = config.webhookSecret
+    ? createWebhookHandler({ secret: config.webhookSecret, onEvent: purge })
+    : undefined;
+
+  async function render(path: string, query: URLSearchParams): Promise<Omit<CachedPage, 'at'>> {
+    const htmlPage = (status: number, body: string) => ({ status, type: 'text/html; charset=utf-8', body });
+    if (path === '/blog') {
+      const page = Number(query.get('page') ?? '1');
+      if (!Number.isInteger(page) || page < 1) return htmlPage(404, notFoundPage(site));
+      const { data, pagination } = await folio.listArticles({ page, limit: 10 });
+      if (data.length === 0 && page > 1) return htmlPage(404, notFoundPage(site));
+      return htmlPage(200, listPage(site, data, pagination));
+    }
+    const slug = /^\/blog\/([^/]+)$/.exec(path)?.[1];
+    if (slug) {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(slug);
+      } catch {
+        return htmlPage(404, notFoundPage(site));
+      }
+      const article = await folio.getArticle(decoded);
+      return article ? htmlPage(200, articlePage(site, article)) : htmlPage(404, notFoundPage(site));
+    }
+    if (path === '/sitemap.xml') {
+      return {
+        status: 200,
+        type: 'application/xml; charset=utf-8',
+        body: sitemapXml(await folio.getSitemap()),
+      };
+    }
+    if (path === '/robots.txt') {
+      return {
+        status: 200,
+        type: 'text/plain; charset=utf-8',
+        body: `User-agent: *\nAllow: /\nSitemap: ${config.origin}/sitemap.xml\n`,
+      };
+    }
+    return htmlPage(404, notFoundPage(site));
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://site.invalid');
+    if (url.pathname === '/webhooks/folio') {
+      if (onWebhook) return onWebhook(request, response);
+      response.writeHead(404).end();
+      return;
+    }
+    if (url.pathname === '/assets/site.css') {
+      response.writeHead(200, {
+        'content-type': 'text/css; charset=utf-8',
+        'cache-control': 'public, max-age=3600',
+      });
+      response.end(await readFile(CSS));
+      return;
+    }
+    if (url.pathname === '/' || url.pathname === '/blog/') return redirect(response, '/blog');
+    // Seed rule 4: article URLs have no trailing slash.
+    if (url.pathname.startsWith('/blog/') && url.pathname.endsWith('/')) {
+      return redirect(response, url.pathname.replace(/\/+$/, ''));
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    const key = `${url.pathname}?${url.searchParams}`;
+    let page = cache.get(key);
+    if (!page || now() - page.at > CACHE_TTL_MS) {
+      try {
+        page = { ...(await render(url.pathname, url.searchParams)), at: now() };
+        if (page.status === 200 || page.status === 404) cache.set(key, page);
+      } catch (error) {
+        console.error(
+          'example site: could not load from Folio',
+          error instanceof FolioError ? error.message : error,
+        );
+        page = { status: 502, type: 'text/html; charset=utf-8', body: errorPage(site), at: now() };
+      }
+    }
+    response.writeHead(page.status, { 'content-type': page.type, 'cache-control': 'no-cache' });
+    response.end(request.method === 'HEAD' ? undefined : page.body);
+  }
+
+  return { handle, purge };
+}
+
+function redirect(response: ServerResponse, location: string): void {
+  response.writeHead(301, { location }).end();
+}

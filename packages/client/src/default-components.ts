@@ -15,6 +15,11 @@ export type DefaultComponents = { [K in BlockType]: (block: BlockOf<K>, ctx: Ren
 
 const NOTHING = raw('');
 
+/** The block's `id` as an attribute, so `#anchor` links in text runs land on it. */
+function idOf(block: { id?: string }): SafeHtml | '' {
+  return block.id ? html` id="${block.id}"` : '';
+}
+
 const CODE_LANGUAGE = /^[A-Za-z0-9_+-]{1,50}$/;
 const YOUTUBE_ID = /^[A-Za-z0-9_-]{11}$/;
 const YOUTUBE_ALLOW =
@@ -27,51 +32,59 @@ const YOUTUBE_ALLOW =
  * defaultComponents.heading({ type: 'heading', level: 2, text: 'Hi' }, ctx).toString(); // '<h2>Hi</h2>'
  */
 export const defaultComponents: DefaultComponents = {
-  heading: ({ level, text }) => html`<h${level}>${text}</h${level}>`,
-  paragraph: ({ content }, ctx) => (content.length ? html`<p>${ctx.renderText(content)}</p>` : NOTHING),
-  list: ({ ordered, items }, ctx) => {
+  heading: (block) => html`<h${block.level}${idOf(block)}>${block.text}</h${block.level}>`,
+  paragraph: (block, ctx) =>
+    block.content.length ? html`<p${idOf(block)}>${ctx.renderText(block.content)}</p>` : NOTHING,
+  list: (block, ctx) => {
+    const { ordered, items } = block;
     if (!items.length) return NOTHING;
     const tag = raw(ordered ? 'ol' : 'ul');
-    return html`<${tag}>${items.map((item) => html`<li>${ctx.renderText(item)}</li>`)}</${tag}>`;
+    return html`<${tag}${idOf(block)}>${items.map((item) => html`<li>${ctx.renderText(item)}</li>`)}</${tag}>`;
   },
-  quote: ({ content, attribution }, ctx) => {
+  quote: (block, ctx) => {
+    const { content, attribution } = block;
     if (!content.length) return NOTHING;
-    const quote = html`<blockquote><p>${ctx.renderText(content)}</p></blockquote>`;
+    const quote = html`<blockquote${attribution ? '' : idOf(block)}><p>${ctx.renderText(content)}</p></blockquote>`;
     // WHATWG: attribution belongs outside the blockquote, so quote and source share a figure.
     if (!attribution) return quote;
-    return html`<figure class="quote">${quote}<figcaption><cite>${attribution}</cite></figcaption></figure>`;
+    return html`<figure class="quote"${idOf(block)}>${quote}<figcaption><cite>${attribution}</cite></figcaption></figure>`;
   },
-  code: ({ code, language }) => {
+  code: (block) => {
+    const { code, language } = block;
     const cls = language && CODE_LANGUAGE.test(language) ? html` class="language-${language}"` : '';
-    return html`<pre><code${cls}>${code}</code></pre>`;
+    return html`<pre${idOf(block)}><code${cls}>${code}</code></pre>`;
   },
-  image: ({ url, alt, caption }) => {
+  image: (block) => {
+    const { url, alt, caption } = block;
     if (!isSafeSource(url)) return NOTHING;
     const figcaption = caption ? html`<figcaption>${caption}</figcaption>` : '';
-    return html`<figure><img src="${url}" alt="${alt}" loading="lazy">${figcaption}</figure>`;
+    return html`<figure${idOf(block)}><img src="${url}" alt="${alt}" loading="lazy">${figcaption}</figure>`;
   },
-  callout: ({ variant, content }, ctx) =>
-    content.length
-      ? html`<aside class="callout callout-${variant}" role="note"><p>${ctx.renderText(content)}</p></aside>`
+  callout: (block, ctx) =>
+    block.content.length
+      ? html`<aside class="callout callout-${block.variant}" role="note"${idOf(block)}><p>${ctx.renderText(block.content)}</p></aside>`
       : NOTHING,
-  cta: ({ heading, body, buttonLabel, buttonHref }, ctx) => {
+  cta: (block, ctx) => {
+    const { heading, body, buttonLabel, buttonHref } = block;
     const href = ctx.safeHref(buttonHref);
     // Seed rule 2: a refused link keeps its text but loses the link.
     const button = href
       ? html`<a class="button" href="${href}">${buttonLabel}</a>`
       : html`<p class="button-label">${buttonLabel}</p>`;
     const paragraph = body ? html`<p>${body}</p>` : '';
-    return html`<section class="cta"><h2>${heading}</h2>${paragraph}${button}</section>`;
+    return html`<section class="cta"${idOf(block)}><h2>${heading}</h2>${paragraph}${button}</section>`;
   },
-  faq: ({ items }, ctx) => {
+  faq: (block, ctx) => {
+    const { items } = block;
     if (!items.length) return NOTHING;
     const details = items.map(
       ({ question, answer }) =>
         html`<details><summary>${question}</summary><p>${ctx.renderText(answer)}</p></details>`,
     );
-    return html`<div class="faq">${details}</div>`;
+    return html`<div class="faq"${idOf(block)}>${details}</div>`;
   },
-  table: ({ headers, rows }) => {
+  table: (block) => {
+    const { headers, rows } = block;
     if (!headers.length && !rows.length) return NOTHING;
     const head = headers.length
       ? html`<thead><tr>${headers.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>`
@@ -79,12 +92,13 @@ export const defaultComponents: DefaultComponents = {
     const body = rows.length
       ? html`<tbody>${rows.map((row) => html`<tr>${row.map((cell) => html`<td>${cell}</td>`)}</tr>`)}</tbody>`
       : '';
-    return html`<table>${head}${body}</table>`;
+    return html`<table${idOf(block)}>${head}${body}</table>`;
   },
-  video: ({ videoId, title }) => {
+  video: (block) => {
+    const { videoId, title } = block;
     // Re-checked here: the id is spliced into a URL path.
     if (!YOUTUBE_ID.test(videoId)) return NOTHING;
     const src = `https://www.youtube-nocookie.com/embed/${videoId}`;
-    return html`<figure class="video"><iframe src="${src}" title="${title || 'YouTube video'}" width="560" height="315" loading="lazy" allow="${YOUTUBE_ALLOW}" referrerpolicy="strict-origin-when-cross-origin" allowfullscreen></iframe></figure>`;
+    return html`<figure class="video"${idOf(block)}><iframe src="${src}" title="${title || 'YouTube video'}" width="560" height="315" loading="lazy" allow="${YOUTUBE_ALLOW}" referrerpolicy="strict-origin-when-cross-origin" allowfullscreen></iframe></figure>`;
   },
 };

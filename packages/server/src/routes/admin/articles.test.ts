@@ -446,6 +446,57 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    describe('concurrent writes', () => {
+      const ROUNDS = 5;
+      const statuses = (responses: { statusCode: number }[]) => responses.map((r) => r.statusCode).sort();
+
+      test('publishing one article from several requests at once records one content.created', async () => {
+        for (let round = 0; round < ROUNDS; round++) {
+          await put(`a${round}`, newArticle({ slug: `a${round}` }));
+          const responses = await Promise.all([1, 2, 3, 4].map(() => publish(`a${round}`)));
+          assert.deepEqual(statuses(responses), [200, 200, 200, 200]);
+        }
+        const created = (await listEvents(t.db)).map((e) => `${e.type}:${e.payload.data.id}`).sort();
+        assert.deepEqual(
+          created,
+          ['a0', 'a1', 'a2', 'a3', 'a4'].map((id) => `content.created:${id}`),
+        );
+      });
+
+      test('deleting one published article from two requests at once: one 204, one 404, one event', async () => {
+        for (let round = 0; round < ROUNDS; round++) {
+          await put(`d${round}`, newArticle({ slug: `d${round}`, published: true }));
+          const responses = await Promise.all([1, 2].map(() => t.admin('DELETE', one(`d${round}`))));
+          assert.deepEqual(statuses(responses), [204, 404], `round ${round}`);
+        }
+        const deleted = (await listEvents(t.db)).filter((e) => e.type === 'content.deleted');
+        assert.equal(deleted.length, ROUNDS);
+      });
+
+      test('the same new article PUT several times at once: one 201, the rest 200 replaces', async () => {
+        for (let round = 0; round < ROUNDS; round++) {
+          const body = newArticle({ slug: `n${round}`, published: true });
+          const responses = await Promise.all([1, 2, 3].map(() => put(`n${round}`, body)));
+          assert.deepEqual(
+            statuses(responses),
+            [200, 200, 201],
+            `round ${round}: ${responses.map((r) => r.body)}`,
+          );
+        }
+        assert.equal((await listEvents(t.db)).length, ROUNDS, 'one content.created per article');
+      });
+
+      test('two articles claiming one slug at once: one 201, one 409', async () => {
+        for (let round = 0; round < ROUNDS; round++) {
+          const responses = await Promise.all(
+            ['x', 'y'].map((id) => put(`${id}${round}`, newArticle({ slug: `s${round}` }))),
+          );
+          assert.deepEqual(statuses(responses), [201, 409], `round ${round}`);
+        }
+        assert.equal((await countRows(t.db)).articles, ROUNDS);
+      });
+    });
+
     describe('slugs and ids', () => {
       test('a duplicate slug in the same project → 409 conflict and nothing changes; another project is fine', async () => {
         await put('a', newArticle({ slug: 'taken', title: 'A', published: true }));

@@ -202,6 +202,17 @@ for (const dialect of DIALECTS) {
         assert.equal((await put('new', newArticle({ slug: 'gone' }))).statusCode, 201);
       });
 
+      test('a slug change on a published article moves it in the delivery API at once', async () => {
+        await put('a', newArticle({ slug: 'old-slug', published: true }));
+        await put('a', newArticle({ slug: 'new-slug' }));
+        assertError(await bySlug('old-slug'), 404, 'not_found');
+        const served = (await bySlug('new-slug')).json().data;
+        assert.equal(served.id, 'a');
+        assert.equal(served.seo.canonicalPath, '/blog/new-slug');
+        // The old slug is free for another article.
+        assert.equal((await put('b', newArticle({ slug: 'old-slug' }))).statusCode, 201);
+      });
+
       test('blocks: [] is accepted; related may name slugs that do not exist yet', async () => {
         const response = await put('empty', {
           slug: 'empty',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { assertError, assertInvalidBody, countRows } from '../../test/assertions.ts';
 import { DIALECTS } from '../../test/databases.ts';
-import { createTestApp, newArticle, START_TIME, type TestApp } from '../../test/test-app.ts';
+import { ADMIN_TOKEN, createTestApp, newArticle, START_TIME, type TestApp } from '../../test/test-app.ts';
 
 const PROJECTS = '/admin/v1/projects';
 
@@ -218,6 +218,33 @@ for (const dialect of DIALECTS) {
         '/articlesPath',
       );
       assert.equal((await t.admin('GET', `${PROJECTS}/${project.id}`)).json().data.articlesPath, '/blog');
+    });
+
+    test('GETs carry a strong ETag; a matching If-None-Match answers 304; a change gives a new tag', async () => {
+      const project = await t.createProject({ name: 'Tagged' });
+      const url = `${PROJECTS}/${project.id}`;
+      for (const path of [PROJECTS, url]) {
+        const first = await t.admin('GET', path);
+        const etag = first.headers.etag as string;
+        assert.match(etag, /^"[^"]+"$/, `${path}: a strong ETag`);
+        const again = await t.app.inject({
+          method: 'GET',
+          url: path,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'if-none-match': etag },
+        });
+        assert.equal(again.statusCode, 304, path);
+        assert.equal(again.body, '', path);
+      }
+      const before = (await t.admin('GET', url)).headers.etag;
+      await t.admin('PATCH', url, { name: 'Renamed' });
+      const after = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'if-none-match': String(before) },
+      });
+      assert.equal(after.statusCode, 200);
+      assert.equal(after.json().data.name, 'Renamed');
+      assert.notEqual(after.headers.etag, before);
     });
 
     test('canonicalPath, related links and sitemap URLs follow a PATCH of articlesPath and websiteUrl', async () => {

@@ -351,6 +351,37 @@ for (const dialect of DIALECTS) {
         const swapped = await put('same', { ...body, related: ['c', 'b'] });
         assert.equal(swapped.json().data.updatedAt, iso(START_TIME + MINUTE));
       });
+
+      test('a change under a "__proto__" key of jsonLd is a change, not a no-op', async () => {
+        // JSON.parse makes "__proto__" an ordinary own key, as it is in the request body.
+        const jsonLd = (text: string) => JSON.parse(text) as Record<string, unknown>;
+        const versions = [
+          jsonLd('{"@type": "Thing"}'),
+          jsonLd('{"@type": "Thing", "__proto__": {"x": 1}}'),
+          jsonLd('{"@type": "Thing", "__proto__": {"x": 2}}'),
+          jsonLd('{"@type": "Thing"}'),
+        ];
+        let at = START_TIME;
+        for (const [i, value] of versions.entries()) {
+          const response = await put('a', {
+            slug: 'a',
+            title: 'A',
+            blocks: [],
+            seo: { jsonLd: value },
+            published: true,
+          });
+          assert.ok([200, 201].includes(response.statusCode), response.body);
+          assert.equal(response.json().data.updatedAt, iso(at), `version ${i}`);
+          assert.equal(
+            JSON.stringify(response.json().data.seo.jsonLd),
+            JSON.stringify(value),
+            `version ${i}`,
+          );
+          assert.equal(JSON.stringify((await bySlug('a')).json().data.seo.jsonLd), JSON.stringify(value));
+          t.clock.advance(MINUTE);
+          at += MINUTE;
+        }
+      });
     });
 
     describe('events', () => {

@@ -606,6 +606,13 @@ for (const dialect of DIALECTS) {
         }
       });
 
+      test('slug length counts characters, not UTF-16 units: 200 emoji are fine, 201 are not', async () => {
+        const response = await put('emoji', newArticle({ slug: '🚀'.repeat(200), published: true }));
+        assert.equal(response.statusCode, 201, response.body);
+        assert.equal((await bySlug('🚀'.repeat(200))).statusCode, 200);
+        assertInvalidBody(await put('emoji2', newArticle({ slug: '🚀'.repeat(201) })), '/slug');
+      });
+
       test('slugs with / ? # %, whitespace or control characters, empty or over 200 characters answer 400 for /slug', async () => {
         const refused = [
           '',

@@ -64,14 +64,16 @@ for (const dialect of DIALECTS) {
       await assertUnharmed('413');
     });
 
-    test('a body just under 1 MiB is accepted', async () => {
-      const shell = JSON.stringify(newArticle({ slug: 'big', blocks: [paragraph('')] }));
-      const body = JSON.stringify(
-        newArticle({ slug: 'big', blocks: [paragraph('x'.repeat(MIB - shell.length - 16))] }),
-      );
-      assert.ok(Buffer.byteLength(body) < MIB && Buffer.byteLength(body) > MIB - 100);
-      const response = await raw(body);
-      assert.equal(response.statusCode, 201, response.body.slice(0, 300));
+    test('a body of exactly 1 MiB is accepted; one byte more answers 413', async () => {
+      const shell = JSON.stringify(newArticle({ slug: 'big', title: 'Big', blocks: [paragraph('')] }));
+      const body = shell.replace('"text":""', `"text":"${'x'.repeat(MIB - shell.length)}"`);
+      assert.equal(Buffer.byteLength(body), MIB);
+      const exact = await raw(body, undefined, 'PUT', articleUrl('big'));
+      assert.equal(exact.statusCode, 201, exact.body.slice(0, 300));
+      const over = body.replace('"slug":"big"', '"slug":"big2"');
+      assert.equal(Buffer.byteLength(over), MIB + 1);
+      assertError(await raw(over, undefined, 'PUT', articleUrl('big2')), 413, 'payload_too_large');
+      assertError(await t.admin('GET', articleUrl('big2')), 404, 'not_found');
     });
 
     test('a body that is not application/json answers 415 unsupported_media_type', async () => {
@@ -83,6 +85,9 @@ for (const dialect of DIALECTS) {
         'multipart/form-data; boundary=x',
         'application/xml',
         'text/json',
+        'application/jsonx',
+        'application/vnd.api+json',
+        'application/json, text/plain',
       ]) {
         assertError(
           await raw(body, { 'content-type': contentType }),
@@ -106,11 +111,21 @@ for (const dialect of DIALECTS) {
       await assertUnharmed('415');
     });
 
-    test('application/json with a charset parameter is fine', async () => {
-      const response = await raw(JSON.stringify(newArticle()), {
-        'content-type': 'application/json; charset=utf-8',
-      });
-      assert.equal(response.statusCode, 201, response.body);
+    test('application/json in any case and with parameters is fine', async () => {
+      for (const [i, contentType] of [
+        'application/json; charset=utf-8',
+        'application/json;charset=UTF-8',
+        'APPLICATION/JSON',
+        'Application/Json; charset=utf-8',
+      ].entries()) {
+        const response = await raw(
+          JSON.stringify(newArticle()),
+          { 'content-type': contentType },
+          'PUT',
+          articleUrl(`ct${i}`),
+        );
+        assert.equal(response.statusCode, 201, `${contentType}: ${response.body}`);
+      }
     });
 
     test('broken JSON answers 400 invalid_body', async () => {

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import type { ArticleRow, ArticleUpdate, Database } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as articles from '../store/articles.ts';
-import { bumpContentVersion, findProject } from '../store/projects.ts';
+import { bumpContentVersion, findProject, lockProject } from '../store/projects.ts';
 import { toAdminArticle } from './article-view.ts';
 import { type ServiceDeps, transact } from './deps.ts';
 import { recordEvent } from './events.ts';
@@ -40,7 +40,7 @@ export async function upsertArticle(
   };
   return withSlugConflicts(input.slug, () =>
     transact(deps, async (trx) => {
-      await requireProjectIn(trx, projectId);
+      await lockProjectIn(trx, projectId);
       const taken = await articles.findArticleBySlug(trx, projectId, input.slug);
       if (taken && taken.id !== id) throw slugTaken(input.slug, taken.id);
       const existing = await articles.findArticle(trx, projectId, id);
@@ -99,14 +99,16 @@ async function setPublished(
   published: boolean,
 ): Promise<AdminArticle> {
   return transact(deps, async (trx) => {
-    const existing = await requireArticleIn(trx, projectId, id);
+    await lockProjectIn(trx, projectId);
+    const existing = await findArticleOr404(trx, projectId, id);
     return toAdminArticle(await applyChange(trx, existing, undefined, published, deps.now()));
   });
 }
 
 export async function deleteArticle(deps: ServiceDeps, projectId: string, id: string): Promise<void> {
   await transact(deps, async (trx) => {
-    const existing = await requireArticleIn(trx, projectId, id);
+    await lockProjectIn(trx, projectId);
+    const existing = await findArticleOr404(trx, projectId, id);
     await articles.deleteArticle(trx, projectId, id);
     if (existing.published === 1) {
       await recordEvent(trx, projectId, 'content.deleted', { id, slug: existing.slug }, deps.now());
@@ -198,8 +200,19 @@ async function requireProjectIn(db: Kysely<Database>, projectId: string): Promis
   if (!(await findProject(db, projectId))) throw notFound(`Project "${projectId}"`);
 }
 
+// Writers of one project take turns. PostgreSQL runs READ COMMITTED, so without the lock two
+// requests could both find an article unpublished and both record content.created, both delete
+// it and both answer 204, or both insert one new id and one fail as a slug conflict.
+async function lockProjectIn(trx: Kysely<Database>, projectId: string): Promise<void> {
+  if (!(await lockProject(trx, projectId))) throw notFound(`Project "${projectId}"`);
+}
+
 async function requireArticleIn(db: Kysely<Database>, projectId: string, id: string): Promise<ArticleRow> {
   await requireProjectIn(db, projectId);
+  return findArticleOr404(db, projectId, id);
+}
+
+async function findArticleOr404(db: Kysely<Database>, projectId: string, id: string): Promise<ArticleRow> {
   const row = await articles.findArticle(db, projectId, id);
   if (!row) throw notFound(`Article "${id}"`);
   return row;

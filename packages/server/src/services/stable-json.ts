@@ -2,7 +2,8 @@
 export function stableStringify(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) => {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
-    const sorted: Record<string, unknown> = {};
+    // No prototype, so a "__proto__" key (an ordinary key in parsed JSON) stays a key.
+    const sorted: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
     return sorted;
   });

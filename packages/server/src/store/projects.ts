@@ -9,6 +9,20 @@ export async function findProject(db: Kysely<Database>, id: string): Promise<Pro
   return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * Locks the project's row until the transaction ends, and returns it. A no-op update rather than
+ * `select … for update`, which SQLite cannot parse; there, BEGIN IMMEDIATE already admits one
+ * writer at a time.
+ */
+export async function lockProject(trx: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {
+  return trx
+    .updateTable('projects')
+    .set({ content_version: sql<number>`content_version` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export async function listProjects(db: Kysely<Database>): Promise<ProjectRow[]> {
   return db.selectFrom('projects').selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
 }

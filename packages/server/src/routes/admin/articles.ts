@@ -19,10 +19,22 @@ import {
   upsertArticle,
 } from '../../services/articles.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
+import { MAX_PAGE_SIZE } from '../../services/pagination.ts';
 import { errorResponses, NoContent, ProjectParams } from '../common.ts';
 
 const tags = ['Articles'];
 const ArticleParams = Type.Object({ projectId: Type.String(), articleId: ArticleIdSchema });
+// "All articles": the management list pages at the maximum (100) unless asked otherwise. The
+// shared query schema's default (20, the delivery list's) would be filled in by the validator.
+const ArticleListQuerySchema = Type.Object(
+  {
+    page: PageQuerySchema.properties.page,
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 2147483647, default: MAX_PAGE_SIZE, description: 'Capped to 100' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export function articleRoutes(
   deps: ServiceDeps,
@@ -61,12 +73,12 @@ export function articleRoutes(
           tags,
           summary: 'List all articles, published or not, most recently updated first',
           params: ProjectParams,
-          querystring: PageQuerySchema,
+          querystring: ArticleListQuerySchema,
           response: { 200: SuccessPage(AdminArticleSchema), ...errorResponses },
         },
       },
       async (request) => {
-        const { page = 1, limit = 100 } = request.query;
+        const { page = 1, limit = MAX_PAGE_SIZE } = request.query;
         return {
           success: true as const,
           ...(await listArticles(deps, request.params.projectId, { page, limit })),

@@ -1,0 +1,307 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { assertError, assertInvalidBody, countRows } from '../../test/assertions.ts';
+import { DIALECTS } from '../../test/databases.ts';
+import { ADMIN_TOKEN, createTestApp, newArticle, START_TIME, type TestApp } from '../../test/test-app.ts';
+
+const PROJECTS = '/admin/v1/projects';
+
+for (const dialect of DIALECTS) {
+  describe(`management API: projects [${dialect}]`, () => {
+    let t: TestApp;
+    beforeEach(async () => {
+      t = await createTestApp(dialect);
+    });
+    afterEach(() => t.close());
+
+    test('POST creates a project: 201 with id, name, websiteUrl, articlesPath and createdAt', async () => {
+      t.clock.advance(1_234);
+      const response = await t.admin('POST', PROJECTS, {
+        name: 'My blog',
+        websiteUrl: 'https://www.example.com',
+        articlesPath: '/blog',
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      const body = response.json();
+      assert.equal(body.success, true);
+      assert.deepEqual(Object.keys(body.data).sort(), [
+        'articlesPath',
+        'createdAt',
+        'id',
+        'name',
+        'websiteUrl',
+      ]);
+      assert.equal(typeof body.data.id, 'string');
+      assert.ok(body.data.id.length > 0);
+      assert.equal(body.data.name, 'My blog');
+      assert.equal(body.data.websiteUrl, 'https://www.example.com');
+      assert.equal(body.data.articlesPath, '/blog');
+      assert.equal(body.data.createdAt, '2026-11-20T10:00:01.234Z');
+      assert.equal(body.data.createdAt, new Date(START_TIME + 1_234).toISOString());
+    });
+
+    test('POST with only a name: websiteUrl null and articlesPath empty', async () => {
+      const response = await t.admin('POST', PROJECTS, { name: 'Bare' });
+      assert.equal(response.statusCode, 201);
+      assert.equal(response.json().data.websiteUrl, null);
+      assert.equal(response.json().data.articlesPath, '');
+    });
+
+    test('POST without a name, or with an empty name, answers 400 and creates nothing', async () => {
+      for (const body of [{}, { name: '' }, { websiteUrl: 'https://www.example.com' }]) {
+        assertInvalidBody(await t.admin('POST', PROJECTS, body), '/name', JSON.stringify(body));
+      }
+      assert.equal((await countRows(t.db)).projects, 0);
+    });
+
+    test('every project gets its own id', async () => {
+      const a = await t.createProject({ name: 'A' });
+      const b = await t.createProject({ name: 'A' });
+      assert.notEqual(a.id, b.id);
+    });
+
+    test('GET /projects lists every project', async () => {
+      const empty = await t.admin('GET', PROJECTS);
+      assert.equal(empty.statusCode, 200);
+      assert.deepEqual(empty.json(), { success: true, data: [] });
+      const a = await t.createProject({ name: 'A' });
+      t.clock.advance(1000);
+      const b = await t.createProject({ name: 'B', websiteUrl: 'https://b.example', articlesPath: '/news' });
+      const response = await t.admin('GET', PROJECTS);
+      assert.equal(response.statusCode, 200);
+      const list = response.json().data as unknown[];
+      assert.equal(list.length, 2);
+      const byId = new Map(list.map((p) => [(p as { id: string }).id, p]));
+      assert.deepEqual(byId.get(a.id), a);
+      assert.deepEqual(byId.get(b.id), b);
+    });
+
+    test('GET /projects/{id} answers the project; an unknown id answers 404 not_found', async () => {
+      const project = await t.createProject({ name: 'One', websiteUrl: 'https://one.example' });
+      const response = await t.admin('GET', `${PROJECTS}/${project.id}`);
+      assert.equal(response.statusCode, 200);
+      assert.deepEqual(response.json(), { success: true, data: project });
+      assertError(await t.admin('GET', `${PROJECTS}/prj_unknown`), 404, 'not_found');
+    });
+
+    test('PATCH changes name, websiteUrl and articlesPath, one at a time and together', async () => {
+      const project = await t.createProject({ name: 'Old' });
+      const url = `${PROJECTS}/${project.id}`;
+
+      let response = await t.admin('PATCH', url, { name: 'New' });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json().data, { ...project, name: 'New' });
+
+      response = await t.admin('PATCH', url, { websiteUrl: 'https://www.example.com/' });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.json().data.websiteUrl, 'https://www.example.com');
+      assert.equal(response.json().data.name, 'New');
+
+      response = await t.admin('PATCH', url, { articlesPath: 'blog/' });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.json().data.articlesPath, '/blog');
+
+      response = await t.admin('PATCH', url, { name: 'Both', websiteUrl: null, articlesPath: '' });
+      assert.equal(response.statusCode, 200);
+      assert.deepEqual(response.json().data, {
+        ...project,
+        name: 'Both',
+        websiteUrl: null,
+        articlesPath: '',
+      });
+
+      // The change is stored, not only answered.
+      assert.deepEqual((await t.admin('GET', url)).json().data, response.json().data);
+      assert.equal((await t.admin('PATCH', url, {})).statusCode, 200);
+      assert.deepEqual((await t.admin('GET', url)).json().data, response.json().data);
+    });
+
+    test('PATCH of an unknown project answers 404; a bad PATCH changes nothing', async () => {
+      assertError(await t.admin('PATCH', `${PROJECTS}/prj_unknown`, { name: 'x' }), 404, 'not_found');
+      const project = await t.createProject({ name: 'Keep', websiteUrl: 'https://keep.example' });
+      const url = `${PROJECTS}/${project.id}`;
+      assertInvalidBody(
+        await t.admin('PATCH', url, { name: 'Changed', websiteUrl: 'ftp://x.example' }),
+        '/websiteUrl',
+      );
+      assertInvalidBody(await t.admin('PATCH', url, { name: '' }), '/name');
+      assertInvalidBody(await t.admin('PATCH', url, { nmae: 'typo' }), '/nmae');
+      assert.deepEqual((await t.admin('GET', url)).json().data, project);
+    });
+
+    test('websiteUrl: an origin is kept, a trailing slash dropped, a default port removed', async () => {
+      const cases: Record<string, string> = {
+        'https://www.example.com': 'https://www.example.com',
+        'https://www.example.com/': 'https://www.example.com',
+        'http://localhost:3000/': 'http://localhost:3000',
+        'https://WWW.Example.COM': 'https://www.example.com',
+        'https://www.example.com:443': 'https://www.example.com',
+      };
+      for (const [input, expected] of Object.entries(cases)) {
+        const response = await t.admin('POST', PROJECTS, { name: 'p', websiteUrl: input });
+        assert.equal(response.statusCode, 201, `${input}: ${response.body}`);
+        assert.equal(response.json().data.websiteUrl, expected, input);
+      }
+    });
+
+    test('websiteUrl with a path, query, fragment, credentials, another scheme or garbage answers 400', async () => {
+      for (const websiteUrl of [
+        'https://www.example.com/blog',
+        'https://www.example.com/blog/',
+        'https://www.example.com/?page=1',
+        'https://www.example.com/#top',
+        'https://user:secret@www.example.com',
+        'https://user@www.example.com',
+        'ftp://www.example.com',
+        'javascript:alert(1)',
+        'file:///etc/passwd',
+        'www.example.com',
+        'not a url',
+        '//www.example.com',
+        'http://',
+      ]) {
+        assertInvalidBody(
+          await t.admin('POST', PROJECTS, { name: 'p', websiteUrl }),
+          '/websiteUrl',
+          websiteUrl,
+        );
+      }
+      assert.equal((await countRows(t.db)).projects, 0);
+    });
+
+    test('websiteUrl must be a string or null (no coercion)', async () => {
+      for (const websiteUrl of [42, true, ['https://www.example.com'], { href: 'https://www.example.com' }]) {
+        assertInvalidBody(await t.admin('POST', PROJECTS, { name: 'p', websiteUrl }), '/websiteUrl');
+      }
+    });
+
+    test('articlesPath is normalized to a leading slash, no trailing slash, no empty segments', async () => {
+      const cases: Record<string, string> = {
+        blog: '/blog',
+        '/blog': '/blog',
+        '/blog/': '/blog',
+        'blog/': '/blog',
+        '/': '',
+        '': '',
+        '//': '',
+        '/a//b/': '/a/b',
+        'a/b/c': '/a/b/c',
+        '/en-us/news_2026': '/en-us/news_2026',
+      };
+      for (const [input, expected] of Object.entries(cases)) {
+        const response = await t.admin('POST', PROJECTS, { name: 'p', articlesPath: input });
+        assert.equal(response.statusCode, 201, `${JSON.stringify(input)}: ${response.body}`);
+        assert.equal(response.json().data.articlesPath, expected, JSON.stringify(input));
+      }
+    });
+
+    test('articlesPath with dot segments or characters not allowed in a path answers 400', async () => {
+      for (const articlesPath of [
+        '..',
+        '/..',
+        '/blog/..',
+        '/./blog',
+        '/blog?x=1',
+        '/blog#top',
+        '/my blog',
+        '/a\\b',
+      ]) {
+        assertInvalidBody(
+          await t.admin('POST', PROJECTS, { name: 'p', articlesPath }),
+          '/articlesPath',
+          JSON.stringify(articlesPath),
+        );
+      }
+      const project = await t.createProject({ articlesPath: '/blog' });
+      assertInvalidBody(
+        await t.admin('PATCH', `${PROJECTS}/${project.id}`, { articlesPath: '../x' }),
+        '/articlesPath',
+      );
+      assert.equal((await t.admin('GET', `${PROJECTS}/${project.id}`)).json().data.articlesPath, '/blog');
+    });
+
+    test('GETs carry a strong ETag; a matching If-None-Match answers 304; a change gives a new tag', async () => {
+      const project = await t.createProject({ name: 'Tagged' });
+      const url = `${PROJECTS}/${project.id}`;
+      for (const path of [PROJECTS, url]) {
+        const first = await t.admin('GET', path);
+        const etag = first.headers.etag as string;
+        assert.match(etag, /^"[^"]+"$/, `${path}: a strong ETag`);
+        const again = await t.app.inject({
+          method: 'GET',
+          url: path,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'if-none-match': etag },
+        });
+        assert.equal(again.statusCode, 304, path);
+        assert.equal(again.body, '', path);
+      }
+      const before = (await t.admin('GET', url)).headers.etag;
+      await t.admin('PATCH', url, { name: 'Renamed' });
+      const after = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'if-none-match': String(before) },
+      });
+      assert.equal(after.statusCode, 200);
+      assert.equal(after.json().data.name, 'Renamed');
+      assert.notEqual(after.headers.etag, before);
+    });
+
+    test('canonicalPath, related links and sitemap URLs follow a PATCH of articlesPath and websiteUrl', async () => {
+      const project = await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' });
+      const key = await t.createKey(project.id);
+      await t.putArticle(project.id, 'a', newArticle({ slug: 'first-post', published: true }));
+      t.clock.advance(1000);
+      await t.putArticle(
+        project.id,
+        'b',
+        newArticle({ slug: 'second', published: true, related: ['first-post'] }),
+      );
+      const content = `/api/v1/projects/${project.id}/content`;
+
+      const read = async () => {
+        const article = (await t.deliver(key, `${content}/by-slug/second`)).json().data;
+        const list = (await t.deliver(key, content)).json().data;
+        const sitemap = await t.deliver(key, `${content}/sitemap`);
+        return { article, list, sitemap };
+      };
+
+      let seen = await read();
+      assert.equal(seen.article.seo.canonicalPath, '/blog/second');
+      assert.equal(seen.article.related[0].canonicalPath, '/blog/first-post');
+      assert.equal(seen.article.seo.jsonLd.url, 'https://www.example.com/blog/second');
+      assert.deepEqual(
+        seen.sitemap.json().data.map((entry: { url: string }) => entry.url),
+        ['https://www.example.com/blog/second', 'https://www.example.com/blog/first-post'],
+      );
+
+      const patched = await t.admin('PATCH', `${PROJECTS}/${project.id}`, {
+        websiteUrl: 'https://news.example.org/',
+        articlesPath: 'en/articles/',
+      });
+      assert.equal(patched.statusCode, 200);
+      seen = await read();
+      assert.equal(seen.article.seo.canonicalPath, '/en/articles/second');
+      assert.equal(seen.article.related[0].canonicalPath, '/en/articles/first-post');
+      assert.equal(seen.article.seo.jsonLd.url, 'https://news.example.org/en/articles/second');
+      assert.deepEqual(
+        seen.list.map((item: { seo: { canonicalPath: string } }) => item.seo.canonicalPath),
+        ['/en/articles/second', '/en/articles/first-post'],
+      );
+      assert.deepEqual(
+        seen.sitemap.json().data.map((entry: { url: string }) => entry.url),
+        ['https://news.example.org/en/articles/second', 'https://news.example.org/en/articles/first-post'],
+      );
+
+      await t.admin('PATCH', `${PROJECTS}/${project.id}`, { articlesPath: '/' });
+      seen = await read();
+      assert.equal(seen.article.seo.canonicalPath, '/second');
+      assert.equal(seen.sitemap.json().data[0].url, 'https://news.example.org/second');
+
+      await t.admin('PATCH', `${PROJECTS}/${project.id}`, { websiteUrl: null });
+      seen = await read();
+      assertError(seen.sitemap, 409, 'conflict');
+      assert.equal(seen.article.seo.jsonLd.url, undefined);
+    });
+  });
+}

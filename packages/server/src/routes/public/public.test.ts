@@ -467,13 +467,38 @@ for (const dialect of DIALECTS) {
 
     test('a matching If-None-Match answers 304 with no body: exact, W/, in a list, or *', async () => {
       for (const url of PUBLIC_GETS) {
-        const etag = String((await get(t, url)).headers.etag);
+        const full = await get(t, url);
+        const etag = String(full.headers.etag);
         for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, `"a","b" ,  W/${etag}`, '*']) {
           const response = await get(t, url, { 'if-none-match': ifNoneMatch });
           assert.equal(response.statusCode, 304, `${url} with If-None-Match: ${ifNoneMatch}`);
           assert.equal(response.body, '', `${url}: no body`);
           assert.equal(response.headers.etag, etag, `${url}: the 304 names the tag`);
+          assert.equal(response.headers['content-type'], undefined, `${url}: no content-type`);
+          // RFC 9110 8.6: a 304 may only carry the Content-Length the 200 would have had.
+          const length = response.headers['content-length'];
+          assert.ok(
+            length === undefined || length === full.headers['content-length'],
+            `${url}: length ${length}`,
+          );
         }
+      }
+    });
+
+    test('HEAD answers the same ETag as GET, and 304 when it matches', async () => {
+      for (const url of PUBLIC_GETS) {
+        const etag = String((await get(t, url)).headers.etag);
+        const head = await t.app.inject({ method: 'HEAD', url });
+        assert.equal(head.statusCode, 200, url);
+        assert.equal(head.headers.etag, etag, url);
+        const conditional = await t.app.inject({ method: 'HEAD', url, headers: { 'if-none-match': etag } });
+        assert.equal(conditional.statusCode, 304, url);
+        assert.equal(conditional.body, '', url);
+        const length = conditional.headers['content-length'];
+        assert.ok(
+          length === undefined || length === head.headers['content-length'],
+          `${url}: length ${length}`,
+        );
       }
     });
 

@@ -340,7 +340,16 @@ for (const dialect of DIALECTS) {
           t.app.hasRoute({ method: method.toUpperCase() as 'GET', url }),
           `the app has ${method} ${url}`,
         );
-        assert.ok(document.paths[path]?.[method], `OpenAPI documents ${method.toUpperCase()} ${path}`);
+        const operation = document.paths[path]?.[method];
+        assert.ok(operation, `OpenAPI documents ${method.toUpperCase()} ${path}`);
+        assert.ok(Object.keys(operation.responses ?? {}).length > 0, `${method} ${path} has responses`);
+        const declared = (operation.parameters ?? [])
+          .filter(
+            (parameter: { in: string; required?: boolean }) => parameter.in === 'path' && parameter.required,
+          )
+          .map((parameter: { name: string }) => parameter.name);
+        const templated = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+        assert.deepEqual(declared.sort(), templated.sort(), `${method} ${path}: path parameters`);
       }
     });
 

@@ -79,7 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes(options.db));
-  await app.register(publicRoutes({ blocksSchema }), { prefix: '/public' });
+  await app.register(publicRoutes({ blocksSchema }));
   await app.register(deliveryRoutes(deps));
   await app.register(adminRoutes(deps, options.adminCredential, blocksSchema));
   return app;

@@ -15,8 +15,11 @@ export function installConditionalGets(app: FastifyInstance): void {
     if (!matchesIfNoneMatch(request.headers['if-none-match'], etag)) return payload;
     reply.code(304);
     reply.removeHeader('content-type');
+    // RFC 9110 (8.6): a 304 may carry no Content-Length but the 200's, so not `0`. A GET sends no
+    // payload at all; for HEAD, Fastify's own handler drops the body and sets the 200's length.
+    if (request.method === 'HEAD') return payload;
     reply.removeHeader('content-length');
-    return '';
+    return null;
   });
 }
 

@@ -6,19 +6,17 @@ import { buildFixtureArticle } from '../../services/fixture.ts';
 import { errorResponses } from '../common.ts';
 
 const tags = ['Public'];
+const PREFIX = '/public/v1';
 const JsonDocument = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true });
 
-/**
- * Resources anyone may read, from any origin: the example article and the published schemas.
- * Registered under the `/public` prefix so CORS (and its catch-all preflight route) stays there.
- */
+/** Resources anyone may read, from any origin: the example article and the published schemas. */
 export function publicRoutes(options: { blocksSchema: JsonSchemaDocument }): FastifyPluginAsyncTypebox {
   const fixture = buildFixtureArticle();
-  return async (app) => {
+  const routes: FastifyPluginAsyncTypebox = async (app) => {
     await app.register(cors, { origin: '*', methods: ['GET', 'HEAD'] });
 
     app.get(
-      '/v1/fixtures/article',
+      '/fixtures/article',
       {
         schema: {
           tags,
@@ -30,7 +28,7 @@ export function publicRoutes(options: { blocksSchema: JsonSchemaDocument }): Fas
     );
 
     app.get(
-      BLOCKS_SCHEMA_PATH.replace(/^\/public/, ''),
+      BLOCKS_SCHEMA_PATH.slice(PREFIX.length),
       {
         schema: {
           tags,
@@ -42,11 +40,16 @@ export function publicRoutes(options: { blocksSchema: JsonSchemaDocument }): Fas
     );
 
     app.get(
-      '/v1/openapi.json',
+      '/openapi.json',
       {
         schema: { tags, summary: 'This API as OpenAPI 3.1', response: { 200: JsonDocument } },
       },
       async () => app.swagger() as unknown as Record<string, unknown>,
     );
+  };
+  // Under a prefix because @fastify/cors answers preflights with an OPTIONS route on `*`: at the
+  // root it would invite cross-origin calls to the delivery and management APIs as well.
+  return async (root) => {
+    await root.register(routes, { prefix: PREFIX });
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
-import { describeValidationErrors, summarizeDetails } from './validation.ts';
+import { describeValidationErrors, MAX_DETAILS, summarizeDetails } from './validation.ts';
 
 /**
  * The one place where failures become HTTP answers in the contract's shape. Expected failures
@@ -58,7 +58,7 @@ function toAppError(error: FastifyError): AppError {
       error.validation as Parameters<typeof describeValidationErrors>[0],
     );
     const code = part === 'body' ? 'invalid_body' : 'invalid_query';
-    return new AppError(code, summarizeDetails(part, details), details);
+    return new AppError(code, summarizeDetails(part, details), details.slice(0, MAX_DETAILS));
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

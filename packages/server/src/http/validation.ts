@@ -79,6 +79,9 @@ function describe(error: ErrorObject): ErrorDetail | undefined {
 }
 
 /** One sentence for the error's `message`: the first problem and how many more there are. */
+/** Enough to fix a body; a hostile one with thousands of problems gets a bounded answer. */
+export const MAX_DETAILS = 100;
+
 export function summarizeDetails(part: Part, details: ErrorDetail[]): string {
   const what = part === 'body' ? 'request body' : part === 'querystring' ? 'query string' : 'request';
   const first = details[0];

@@ -330,3 +330,24 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('a body with thousands of problems', () => {
+  test('gets a bounded list of details and a message that counts the rest', async () => {
+    const t = await createTestApp('sqlite');
+    try {
+      const projectId = (await t.createProject()).id;
+      const content = Array.from({ length: 500 }, () => ({ text: 'x', href: 'javascript:alert(1)' }));
+      const response = await t.admin('PUT', `/admin/v1/projects/${projectId}/articles/many`, {
+        slug: 'many',
+        title: 'Many',
+        blocks: [{ type: 'paragraph', content }],
+      });
+      assert.equal(response.statusCode, 400);
+      const { error } = response.json();
+      assert.equal(error.details.length, 100);
+      assert.match(error.message, /\(and 499 more problems\)/);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -219,11 +219,32 @@ for (const dialect of DIALECTS) {
   });
 }
 
+describe('SIGTERM with a receiver that does not answer', () => {
+  test('the wait for deliveries in flight is bounded by the shutdown grace, not the attempt timeout', async () => {
+    const database = await freshDatabase('sqlite');
+    const env = serverEnv(database, { timeout: '60s', schedule: '1s' });
+    const receiver = await newReceiver();
+    receiver.fallback = { status: 204, delayMs: 60_000 };
+    const folio = await startFolio(env);
+    const projectId = await createHookedProject(folio, receiver);
+
+    await publish(folio, projectId, 'stuck');
+    await receiver.waitFor(1);
+    const signalledAt = Date.now();
+    folio.process.child.kill('SIGTERM');
+    assert.equal(await folio.process.exited, 0);
+    const waited = Date.now() - signalledAt;
+    // main.ts: SHUTDOWN_GRACE_MS = 10 s.
+    assert.ok(waited >= 9_000 && waited < 13_000, `waited ${waited} ms`);
+  });
+});
+
 if (DIALECTS.includes('postgres')) {
   describe('two server processes on one PostgreSQL database', () => {
     test('each event is sent exactly once per attempt', async () => {
       const database = await freshDatabase('postgres');
-      const env = serverEnv(database, { timeout: '2s', schedule: '1s,1s,1s' });
+      // At info level each process logs the attempts it made.
+      const env = { ...serverEnv(database, { timeout: '2s', schedule: '1s,1s,1s' }), LOG_LEVEL: 'info' };
       const receiver = await newReceiver();
       const [a, b] = await Promise.all([startFolio(env), startFolio(env)]);
       const projectId = await createHookedProject(a!, receiver);
@@ -255,6 +276,14 @@ if (DIALECTS.includes('postgres')) {
         assert.equal(delivery.attempts, 1, delivery.id);
         assert.equal(delivery.log.length, 1, delivery.id);
       }
+      const attemptsBy = [a!, b!].map(
+        (folio) => folio.process.output().match(/"msg":"webhook delivery attempt"/g)?.length ?? 0,
+      );
+      assert.equal(attemptsBy[0]! + attemptsBy[1]!, ids.length);
+      assert.ok(
+        attemptsBy.every((count) => count > 0),
+        `both processes delivered: ${attemptsBy.join(' + ')}`,
+      );
       assert.deepEqual(await Promise.all([stop(a!.process), stop(b!.process)]), [0, 0]);
     });
   });

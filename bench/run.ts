@@ -50,12 +50,13 @@ function webhookTable(passes: WebhookPass[]): string {
       `${p.latencyMax.toFixed(1)} ms`,
       p.publishesPerSecond.toFixed(0),
       p.deliveriesPerSecond.toFixed(0),
+      `${p.drainMs.toFixed(0)} ms`,
       String(p.duplicates),
     ].join(' | '),
   );
   return [
-    '| database | publishers | articles | latency p50 | latency p99 | latency max | publishes/s | deliveries/s | duplicates |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| database | publishers | articles | latency p50 | latency p99 | latency max | publishes/s | deliveries/s | drain after last publish | duplicates |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((row) => `| ${row} |`),
   ].join('\n');
 }
@@ -68,6 +69,12 @@ function webhookSection(table: string, machine: string, articles: number): strin
     'an article to the arrival of its `content.created` at the receiver; deliveries per second is',
     'articles / (last arrival − first `PUT` sent). "one writer" publishes one article at a time;',
     '"16 writers" keeps 16 publishes in flight, so its latency includes queueing behind the others.',
+    '"drain" is the time from the last publish answered to the last arrival: the backlog the',
+    'dispatcher still had. The dispatcher shares the database (one SQLite connection; the',
+    'PostgreSQL pool) with the writers, so during a burst deliveries trail the publishes.',
+    `The machine is shared with other work (see the load average); runs minutes apart differed by up`,
+    'to 3x, so compare figures measured on one machine in one sitting. Measured on',
+    `${new Date().toISOString().slice(0, 10)}.`,
     '',
     table,
     '',
@@ -82,7 +89,7 @@ async function machineNotes(databaseUrl: string | undefined): Promise<string> {
   const lines = [
     `Machine: ${os.availableParallelism()} CPUs (\`nproc\`: ${nproc()}), ${os.cpus()[0]?.model ?? 'unknown CPU'},`,
     `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.type()} ${os.release()}; Node ${process.version};`,
-    `SQLite ${version} (node:sqlite, WAL)`,
+    `SQLite ${version} (node:sqlite, WAL); load average at the start ${os.loadavg()[0]!.toFixed(1)}`,
   ];
   if (databaseUrl) {
     const client = new pg.Client({ connectionString: databaseUrl });

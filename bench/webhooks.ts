@@ -25,6 +25,8 @@ export interface WebhookPass {
   deliveriesPerSecond: number;
   /** Articles / (last PUT answered − first PUT sent): how fast events were produced. */
   publishesPerSecond: number;
+  /** Last arrival − last PUT answered: the backlog left when publishing stopped. */
+  drainMs: number;
   /** Requests the receiver got beyond one per article (at-least-once may resend). */
   duplicates: number;
 }
@@ -126,6 +128,7 @@ async function publishAndWait(
     latencyMax: latencies.at(-1)!,
     deliveriesPerSecond: articles / ((last - first) / 1000),
     publishesPerSecond: articles / ((published - first) / 1000),
+    drainMs: Math.max(0, last - published),
     duplicates,
   };
 }

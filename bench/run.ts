@@ -63,8 +63,9 @@ function webhookTable(passes: WebhookPass[]): string {
 
 function webhookSection(table: string, machine: string, articles: number): string {
   return [
-    `Measured with \`npm run bench -- --write webhooks\` (${articles} articles per pass): a Folio server`,
-    'child process with default webhook settings (signed deliveries), a receiver in the benchmark',
+    `Measured with \`npm run bench -- --write webhooks\` (${articles} articles per pass; the PostgreSQL`,
+    'rows with `BENCH_DATABASE_URL` set): a Folio server child process with default webhook',
+    'settings (signed deliveries), a receiver in the benchmark',
     'process on 127.0.0.1 answering 204 at once. Latency runs from sending the `PUT` that publishes',
     'an article to the arrival of its `content.created` at the receiver; deliveries per second is',
     'articles / (last arrival − first `PUT` sent). "one writer" publishes one article at a time;',

@@ -1,56 +1,11 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createTestDatabase, DIALECTS } from './test/databases.ts';
-
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Starts `main.ts` as a real process and waits until it prints that it is running. */
-async function startServer(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MAIN], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 20_000;
-  while (!output.includes('Folio is running')) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { child, output: () => output, exited };
-}
-
-async function stop(server: Started): Promise<number | null> {
-  server.child.kill('SIGTERM');
-  return server.exited;
-}
+import { freePort, MAIN, startServer, stop } from './test/server-process.ts';
 
 describe('first start on the embedded database', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-main-'));

@@ -34,6 +34,8 @@ export interface Receiver {
 export async function startReceiver(path = '/hooks/folio'): Promise<Receiver> {
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const sockets = new Set<import('node:net').Socket>();
+  // Answers still held back (delayMs): cleared on close so a long hold cannot keep the test alive.
+  const held = new Set<NodeJS.Timeout>();
   const receiver: Receiver = {
     url: '',
     received: [],
@@ -60,6 +62,8 @@ export async function startReceiver(path = '/hooks/folio'): Promise<Receiver> {
     },
     close: () =>
       new Promise((resolve) => {
+        for (const timer of held) clearTimeout(timer);
+        held.clear();
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
@@ -85,11 +89,13 @@ export async function startReceiver(path = '/hooks/folio'): Promise<Receiver> {
         waiter.resolve();
       }
       const reply = receiver.replies.shift() ?? receiver.fallback;
-      setTimeout(() => {
+      const timer = setTimeout(() => {
+        held.delete(timer);
         if (response.destroyed) return;
         response.writeHead(reply.status, reply.headers ?? {});
         response.end(reply.body ?? '');
       }, reply.delayMs ?? 0);
+      held.add(timer);
     });
   });
   server.on('connection', (socket) => {

@@ -64,6 +64,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const perProject = new Map<string, number>();
   let running = false;
   let wakeUp: (() => void) | undefined;
+  // A wake-up that came while the loop was busy claiming: the loop claims again before sleeping.
+  let wakeRequested = false;
+  const wake = () => {
+    if (wakeUp) wakeUp();
+    else wakeRequested = true;
+  };
   let loopDone: Promise<void> = Promise.resolve();
 
   async function claim(): Promise<Array<{ delivery: DeliveryWithEvent; token: string }>> {
@@ -96,7 +102,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const left = (perProject.get(delivery.project_id) ?? 1) - 1;
         if (left > 0) perProject.set(delivery.project_id, left);
         else perProject.delete(delivery.project_id);
-        wakeUp?.();
+        wake();
       });
     inFlight.set(delivery.id, work);
     return work;
@@ -208,12 +214,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function loop(): Promise<void> {
     while (running) {
+      wakeRequested = false;
       try {
         for (const { delivery, token } of await claim()) void launch(delivery, token);
       } catch (error) {
         options.logger?.error({ err: error }, 'claiming webhook deliveries failed');
       }
       if (!running) break;
+      if (wakeRequested) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollIntervalMs);
         wakeUp = () => {
@@ -231,9 +239,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       running = true;
       loopDone = loop();
     },
-    wake() {
-      wakeUp?.();
-    },
+    wake,
     async runOnce() {
       const claimed = await claim();
       await Promise.all(claimed.map(({ delivery, token }) => launch(delivery, token)));

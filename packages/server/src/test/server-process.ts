@@ -1,0 +1,62 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The server's entry file, run as a real process by the process tests and the benchmark. */
+export const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+
+/** A server child process started by `startServer`. */
+export interface ServerProcess {
+  child: ChildProcess;
+  /** Everything the process printed so far, stdout and stderr. */
+  output: () => string;
+  /** Resolves with the exit code (null when a signal ended it). */
+  exited: Promise<number | null>;
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts `main.ts` as a real process and waits until it prints that it is running. */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MAIN], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 20_000;
+  while (!output.includes('Folio is running')) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { child, output: () => output, exited };
+}
+
+/** SIGTERM, then the exit code. */
+export async function stop(server: ServerProcess): Promise<number | null> {
+  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGTERM');
+  return server.exited;
+}
+
+/** SIGKILL: the process gets no chance to finish anything. */
+export async function kill(server: ServerProcess): Promise<void> {
+  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  await server.exited;
+}

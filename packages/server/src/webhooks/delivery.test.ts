@@ -340,3 +340,30 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('webhook send-time DNS', () => {
+  test('a lookup that hangs ends within the attempt timeout and is retried', async () => {
+    const hang = () => new Promise<never>(() => {});
+    const t = await createTestApp('sqlite', {
+      clockStart: Date.now(),
+      webhooks: { allowPrivate: false, resolve: async () => [{ address: '93.184.216.34', family: 4 }] },
+      dispatcher: { allowPrivate: false, resolve: hang, timeoutMs: 200 },
+    });
+    try {
+      const projectId = (await t.createProject()).id;
+      await t.admin('PUT', `/admin/v1/projects/${projectId}/webhook`, {
+        url: 'https://slow-dns.example/hook',
+      });
+      await t.putArticle(projectId, 'a1', newArticle({ published: true }));
+      const started = Date.now();
+      await t.dispatcher.runOnce();
+      assert.ok(Date.now() - started < 2_000, 'the attempt ended');
+      const [delivery] = (await t.admin('GET', `/admin/v1/projects/${projectId}/webhook/deliveries`)).json()
+        .data;
+      assert.equal(delivery.status, 'pending');
+      assert.match(delivery.lastError, /resolving the webhook host timed out after 200 ms/);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -139,15 +139,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return { error: `Webhook disabled: ${webhook.disabled_reason}`, body: '', durationMs: 0 };
     try {
       // Checked again at every send: DNS may answer differently than when the URL was set.
-      const target = await resolveWebhookTarget(webhook.url, {
-        allowPrivate: options.allowPrivate,
-        resolve: options.resolve,
-      });
+      // The lookup spends the attempt's time budget too, so an attempt never outlives its lease.
+      const began = performance.now();
+      const target = await withDeadline(
+        resolveWebhookTarget(webhook.url, { allowPrivate: options.allowPrivate, resolve: options.resolve }),
+        options.timeoutMs,
+        `resolving the webhook host timed out after ${options.timeoutMs} ms`,
+      );
       return await postWebhook(
         target,
         delivery.payload,
         headersFor(delivery, webhook, startedAt),
-        options.timeoutMs,
+        Math.max(1, options.timeoutMs - Math.round(performance.now() - began)),
       );
     } catch (error) {
       return { error: error instanceof Error ? error.message : String(error), body: '', durationMs: 0 };
@@ -257,6 +260,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       clearTimeout(timer);
     },
   };
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** Picks up to `free` deliveries, at most `limit` per project counting those already in flight. */

@@ -21,6 +21,8 @@ export type Reply = { status: number; headers?: Record<string, string>; body?: s
 export interface Receiver {
   url: string;
   received: Received[];
+  /** Runs when a request arrives, before the receiver answers: what a site does on a webhook. */
+  onReceive?: (request: Received) => Promise<void>;
   /** Secrets to verify with; each request records one verdict per secret. */
   secrets: string[];
   /** How to answer the next requests (one entry per request); afterwards `fallback`. */
@@ -72,7 +74,7 @@ export async function startReceiver(path = '/hooks/folio'): Promise<Receiver> {
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const headers = request.headers;
       const verified = receiver.secrets.map((secret) => {
@@ -83,7 +85,9 @@ export async function startReceiver(path = '/hooks/folio'): Promise<Receiver> {
           return false;
         }
       });
-      receiver.received.push({ headers, body, json: JSON.parse(body), verified, at: Date.now() });
+      const received: Received = { headers, body, json: JSON.parse(body), verified, at: Date.now() };
+      await receiver.onReceive?.(received);
+      receiver.received.push(received);
       for (const waiter of waiters.filter((w) => receiver.received.length >= w.count)) {
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve();

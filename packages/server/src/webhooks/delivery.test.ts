@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Delivery } from '@folio/schema';
+import { buildApp } from '../app.ts';
+import { resolveAdminCredential } from '../services/admin-auth.ts';
 import { DIALECTS } from '../test/databases.ts';
 import { type Receiver, startReceiver } from '../test/receiver.ts';
 import {
@@ -367,3 +369,47 @@ describe('webhook send-time DNS', () => {
     }
   });
 });
+
+for (const dialect of DIALECTS) {
+  describe(`no stale read after a webhook [${dialect}]`, () => {
+    test('when a delivery arrives, another server instance on the database already serves the change', async () => {
+      const s = await setUp(dialect);
+      // A second instance with its own connection, as another process behind a load balancer.
+      const other = await buildApp({
+        db: s.t.database.connectAgain(),
+        baseUrl: 'http://other.test',
+        adminCredential: await resolveAdminCredential(
+          { db: s.t.db, now: Date.now },
+          'unused-admin-token-000',
+        ),
+      });
+      try {
+        const key = await s.t.createKey(s.projectId);
+        const seen: Array<[string, number, string | undefined]> = [];
+        s.receiver.onReceive = async (request) => {
+          const slug = String(request.json.data.slug);
+          const response = await other.inject({
+            url: `/api/v1/projects/${s.projectId}/content/by-slug/${slug}`,
+            headers: { authorization: `Bearer ${key}` },
+          });
+          seen.push([request.json.event, response.statusCode, response.json().data?.title]);
+        };
+        await s.t.putArticle(s.projectId, 'a1', newArticle({ slug: 'a', title: 'First', published: true }));
+        await s.t.dispatcher.runOnce();
+        await s.t.putArticle(s.projectId, 'a1', newArticle({ slug: 'a', title: 'Second', published: true }));
+        await s.t.dispatcher.runOnce();
+        await s.t.admin('POST', `/admin/v1/projects/${s.projectId}/articles/a1/unpublish`);
+        await s.t.dispatcher.runOnce();
+        assert.deepEqual(seen, [
+          ['content.created', 200, 'First'],
+          ['content.updated', 200, 'Second'],
+          ['content.unpublished', 404, undefined],
+        ]);
+      } finally {
+        await other.close();
+        await s.t.close();
+        await s.receiver.close();
+      }
+    });
+  });
+}

@@ -7,6 +7,7 @@ import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
 import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
+import { createResponseCache } from './http/response-cache.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { deliveryRoutes } from './routes/delivery/content.ts';
@@ -14,10 +15,12 @@ import { healthRoutes } from './routes/health.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
 import type { ServiceDeps, WebhookPolicy } from './services/deps.ts';
+import { createListingIndex } from './services/listing-index.ts';
 import { FOLIO_VERSION } from './version.ts';
 import { createSecretBox } from './webhooks/secret-box.ts';
 
 const BODY_LIMIT = 1024 * 1024;
+export const DEFAULT_RESPONSE_CACHE_BYTES = 128 * 1024 * 1024;
 
 export interface AppOptions {
   db: Kysely<Database>;
@@ -29,6 +32,8 @@ export interface AppOptions {
   webhooks?: WebhookPolicy;
   /** Called after each committed write that may have queued deliveries (wakes the dispatcher). */
   onCommit?: () => void;
+  /** Bytes of ready responses kept in memory; 0 turns the response cache off. */
+  responseCacheBytes?: number;
   /** A pino logger; none means silent (tests). */
   logger?: FastifyBaseLogger;
 }
@@ -80,7 +85,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes(options.db));
   await app.register(publicRoutes({ blocksSchema }));
-  await app.register(deliveryRoutes(deps));
+  await app.register(
+    deliveryRoutes(
+      { ...deps, listing: createListingIndex() },
+      createResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES),
+    ),
+  );
   await app.register(adminRoutes(deps, options.adminCredential, blocksSchema));
   return app;
 }

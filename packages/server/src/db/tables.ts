@@ -44,6 +44,11 @@ export interface ArticlesTable {
   published_at: number | null;
   updated_at: number;
   created_at: number;
+  /**
+   * The article's JSON exactly as the delivery list serves it (no `related`), so a page is
+   * assembled without parsing and re-serializing. Null only for rows written before it existed.
+   */
+  served: string | null;
 }
 export type ArticleRow = Selectable<ArticlesTable>;
 export type NewArticleRow = Insertable<ArticlesTable>;

@@ -9,12 +9,17 @@ export function installConditionalGets(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', cacheControlFor(request.url));
     if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 32)}"`;
-    reply.header('etag', etag);
+    // Cached bodies come with their tag; others are hashed here.
+    let etag = reply.getHeader('etag') as string | undefined;
+    if (etag === undefined) {
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+      etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 32)}"`;
+      reply.header('etag', etag);
+    }
     if (!matchesIfNoneMatch(request.headers['if-none-match'], etag)) return payload;
     reply.code(304);
     reply.removeHeader('content-type');
+    reply.removeHeader('content-encoding');
     // RFC 9110 (8.6): a 304 may carry no Content-Length but the 200's, so not `0`. A GET sends no
     // payload at all; for HEAD, Fastify's own handler drops the body and sets the 200's length.
     if (request.method === 'HEAD') return payload;

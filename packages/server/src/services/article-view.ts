@@ -35,6 +35,16 @@ export function toServedArticle(row: ArticleRow, site: SiteSettings): ArticleLis
   };
 }
 
+/** The served list item as JSON text: what the `served` column stores. */
+export function servedJson(row: ArticleRow, site: SiteSettings): string {
+  return JSON.stringify(toServedArticle(row, site));
+}
+
+/** The stored served JSON, or for rows written before it was stored, computed now. */
+export function servedJsonOf(row: ArticleRow, site: SiteSettings): string {
+  return row.served ?? servedJson(row, site);
+}
+
 export function toRelatedLink(row: RelatedRow, site: SiteSettings): RelatedLink {
   return { id: row.id, slug: row.slug, title: row.title, canonicalPath: canonicalPath(site, row.slug) };
 }

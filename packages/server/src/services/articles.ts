@@ -1,11 +1,11 @@
 import type { AdminArticle, ArticleInput, Pagination, SeoInput } from '@folio/schema';
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../db/errors.ts';
-import type { ArticleRow, ArticleUpdate, Database } from '../db/tables.ts';
+import type { ArticleRow, ArticleUpdate, Database, ProjectRow } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as articles from '../store/articles.ts';
 import { bumpContentVersion, findProject, lockProject } from '../store/projects.ts';
-import { toAdminArticle } from './article-view.ts';
+import { type SiteSettings, servedJson, toAdminArticle } from './article-view.ts';
 import { type ServiceDeps, transact } from './deps.ts';
 import { recordEvent } from './events.ts';
 import { type PageQuery, paginate } from './pagination.ts';
@@ -40,7 +40,7 @@ export async function upsertArticle(
   };
   return withSlugConflicts(input.slug, () =>
     transact(deps, async (trx) => {
-      await lockProjectIn(trx, projectId);
+      const site = await lockProjectIn(trx, projectId);
       const taken = await articles.findArticleBySlug(trx, projectId, input.slug);
       if (taken && taken.id !== id) throw slugTaken(input.slug, taken.id);
       const existing = await articles.findArticle(trx, projectId, id);
@@ -48,6 +48,7 @@ export async function upsertArticle(
       if (existing) {
         const row = await applyChange(
           trx,
+          site,
           existing,
           fields,
           input.published ?? existing.published === 1,
@@ -56,7 +57,7 @@ export async function upsertArticle(
         return { article: toAdminArticle(row), created: false };
       }
       const published = input.published === true;
-      const row = await articles.insertArticle(trx, {
+      const draft: ArticleRow = {
         project_id: projectId,
         id,
         ...fields,
@@ -64,7 +65,9 @@ export async function upsertArticle(
         published_at: published ? now : null,
         updated_at: now,
         created_at: now,
-      });
+        served: null,
+      };
+      const row = await articles.insertArticle(trx, { ...draft, served: servedJson(draft, site) });
       if (published) {
         await recordEvent(trx, projectId, 'content.created', { id, slug: row.slug }, now);
         await bumpContentVersion(trx, projectId);
@@ -99,9 +102,9 @@ async function setPublished(
   published: boolean,
 ): Promise<AdminArticle> {
   return transact(deps, async (trx) => {
-    await lockProjectIn(trx, projectId);
+    const site = await lockProjectIn(trx, projectId);
     const existing = await findArticleOr404(trx, projectId, id);
-    return toAdminArticle(await applyChange(trx, existing, undefined, published, deps.now()));
+    return toAdminArticle(await applyChange(trx, site, existing, undefined, published, deps.now()));
   });
 }
 
@@ -142,6 +145,7 @@ export async function listArticles(
  */
 async function applyChange(
   trx: Kysely<Database>,
+  site: SiteSettings,
   existing: ArticleRow,
   fields: ServedFields | undefined,
   publish: boolean,
@@ -154,6 +158,7 @@ async function applyChange(
   const patch: ArticleUpdate = { ...(changed ? fields : {}), published: publish ? 1 : 0 };
   if (changed || (publish && !wasPublished)) patch.updated_at = now;
   if (publish && existing.published_at === null) patch.published_at = now;
+  patch.served = servedJson({ ...existing, ...patch } as ArticleRow, site);
   const row = await articles.updateArticle(trx, existing.project_id, existing.id, patch);
 
   const { project_id: projectId, id } = existing;
@@ -203,8 +208,26 @@ async function requireProjectIn(db: Kysely<Database>, projectId: string): Promis
 // Writers of one project take turns. PostgreSQL runs READ COMMITTED, so without the lock two
 // requests could both find an article unpublished and both record content.created, both delete
 // it and both answer 204, or both insert one new id and one fail as a slug conflict.
-async function lockProjectIn(trx: Kysely<Database>, projectId: string): Promise<void> {
-  if (!(await lockProject(trx, projectId))) throw notFound(`Project "${projectId}"`);
+async function lockProjectIn(trx: Kysely<Database>, projectId: string): Promise<ProjectRow> {
+  const project = await lockProject(trx, projectId);
+  if (!project) throw notFound(`Project "${projectId}"`);
+  return project;
+}
+
+const REFRESH_BATCH = 500;
+
+/**
+ * Rebuilds the stored served JSON of every article of a project, in the caller's transaction:
+ * canonical paths, jsonLd URLs and og images depend on the project's site settings.
+ */
+export async function refreshServedArticles(trx: Kysely<Database>, project: ProjectRow): Promise<void> {
+  let after = '';
+  for (;;) {
+    const rows = await articles.listArticlesAfter(trx, project.id, after, REFRESH_BATCH);
+    for (const row of rows) await articles.setServed(trx, project.id, row.id, servedJson(row, project));
+    if (rows.length < REFRESH_BATCH) return;
+    after = rows[rows.length - 1]!.id;
+  }
 }
 
 async function requireArticleIn(db: Kysely<Database>, projectId: string, id: string): Promise<ArticleRow> {

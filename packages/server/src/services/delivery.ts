@@ -1,33 +1,41 @@
-import type { Article, ArticleListItem, Pagination, SitemapEntry } from '@folio/schema';
 import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
 import * as articles from '../store/articles.ts';
-import { toRelatedLink, toServedArticle, toSitemapEntry } from './article-view.ts';
+import { servedJsonOf, toRelatedLink, toSitemapEntry } from './article-view.ts';
 import type { ServiceDeps } from './deps.ts';
+import type { ListingIndex } from './listing-index.ts';
 import { type PageQuery, paginate } from './pagination.ts';
 
 // When the author names no related articles, this many of the newest are offered instead.
 const DEFAULT_RELATED_COUNT = 3;
 
-/** A page of published articles, newest first. */
-export async function listPublishedArticles(
-  deps: ServiceDeps,
+/**
+ * The delivery answers as JSON text, assembled from each article's stored served JSON: a page
+ * of twenty articles is joined, never parsed and serialized again.
+ */
+export interface DeliveryDeps extends ServiceDeps {
+  listing: ListingIndex;
+}
+
+/** A page of published articles, newest first: the whole `{ success, data, pagination }` body. */
+export async function listPublishedArticlesBody(
+  deps: DeliveryDeps,
   project: ProjectRow,
   query: PageQuery,
-): Promise<{ data: ArticleListItem[]; pagination: Pagination }> {
-  const total = await articles.countPublishedArticles(deps.db, project.id);
+): Promise<string> {
+  const total = await deps.listing.total(deps.db, project);
   const { pagination, offset } = paginate(query, total);
-  if (offset >= total) return { data: [], pagination };
-  const rows = await articles.listPublishedArticles(deps.db, project.id, { limit: pagination.limit, offset });
-  return { data: rows.map((row) => toServedArticle(row, project)), pagination };
+  const rows = await deps.listing.page(deps.db, project, offset, pagination.limit);
+  const data = rows.map((row) => servedJsonOf(row, project)).join(',');
+  return `{"success":true,"data":[${data}],"pagination":${JSON.stringify(pagination)}}`;
 }
 
 /** One published article with its related links; 404 for unpublished, deleted or unknown slugs. */
-export async function getPublishedArticle(
+export async function getPublishedArticleBody(
   deps: ServiceDeps,
   project: ProjectRow,
   slug: string,
-): Promise<Article> {
+): Promise<string> {
   const row = await articles.findPublishedArticleBySlug(deps.db, project.id, slug);
   if (!row) {
     const shown = slug.length > 80 ? `${slug.slice(0, 80)}…` : slug;
@@ -38,14 +46,13 @@ export async function getPublishedArticle(
     wanted.length > 0
       ? orderBySlugs(await articles.listPublishedBySlugs(deps.db, project.id, wanted), wanted)
       : await articles.listLatestPublished(deps.db, project.id, row.id, DEFAULT_RELATED_COUNT);
-  return {
-    ...toServedArticle(row, project),
-    related: related.map((item) => toRelatedLink(item, project)),
-  };
+  const links = JSON.stringify(related.map((item) => toRelatedLink(item, project)));
+  // The served JSON is an object: its closing brace makes room for `related`.
+  return `{"success":true,"data":${servedJsonOf(row, project).slice(0, -1)},"related":${links}}}`;
 }
 
 /** Every published article's URL on the website and its real modification time. */
-export async function getSitemap(deps: ServiceDeps, project: ProjectRow): Promise<SitemapEntry[]> {
+export async function getSitemapBody(deps: ServiceDeps, project: ProjectRow): Promise<string> {
   const websiteUrl = project.website_url;
   if (!websiteUrl) {
     throw new AppError(
@@ -54,7 +61,8 @@ export async function getSitemap(deps: ServiceDeps, project: ProjectRow): Promis
     );
   }
   const rows = await articles.listSitemapRows(deps.db, project.id);
-  return rows.map((row) => toSitemapEntry(row, websiteUrl, project));
+  const data = rows.map((row) => JSON.stringify(toSitemapEntry(row, websiteUrl, project))).join(',');
+  return `{"success":true,"data":[${data}]}`;
 }
 
 function orderBySlugs<T extends { slug: string }>(rows: T[], slugs: string[]): T[] {

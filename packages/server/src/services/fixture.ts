@@ -21,6 +21,7 @@ export function buildFixtureArticle(): Article {
     published_at: Date.parse(publishedAt),
     updated_at: Date.parse(updatedAt),
     created_at: Date.parse(publishedAt),
+    served: null,
   };
   return {
     ...toServedArticle(row, EXAMPLE_SITE),

@@ -2,6 +2,7 @@ import type { NewProject, Project, ProjectPatch } from '@folio/schema';
 import type { ProjectRow, ProjectUpdate } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as store from '../store/projects.ts';
+import { refreshServedArticles } from './articles.ts';
 import { isoTime, type ServiceDeps } from './deps.ts';
 import { generateId } from './tokens.ts';
 
@@ -55,7 +56,10 @@ export async function updateProject(deps: ServiceDeps, id: string, patch: Projec
       (update.articles_path !== undefined && update.articles_path !== current.articles_path);
     const row = (await store.updateProject(trx, id, update))!;
     // Canonical paths, jsonLd URLs and the sitemap are built on these settings.
-    if (servedChange) await store.bumpContentVersion(trx, id);
+    if (servedChange) {
+      await refreshServedArticles(trx, row);
+      await store.bumpContentVersion(trx, id);
+    }
     return toProject(row);
   });
 }

@@ -167,3 +167,89 @@ export async function countAllArticles(db: Kysely<Database>, projectId: string):
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** A batch of a project's articles in id order, after `afterId`: for rebuilding served JSON. */
+export async function listArticlesAfter(
+  db: Kysely<Database>,
+  projectId: string,
+  afterId: string,
+  limit: number,
+): Promise<ArticleRow[]> {
+  return db
+    .selectFrom('articles')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export async function setServed(
+  db: Kysely<Database>,
+  projectId: string,
+  id: string,
+  served: string,
+): Promise<void> {
+  await db
+    .updateTable('articles')
+    .set({ served })
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The sort key of the delivery order: publishedAt descending, then id descending. */
+export interface ListCursor {
+  published_at: number;
+  id: string;
+}
+
+/**
+ * Published articles from `from` (inclusive) on in delivery order, skipping `offset`. A seek
+ * to a known cursor keeps deep pages as cheap as the first one.
+ */
+export async function listPublishedFrom(
+  db: Kysely<Database>,
+  projectId: string,
+  page: { from: ListCursor | undefined; offset: number; limit: number },
+): Promise<ArticleRow[]> {
+  let query = db
+    .selectFrom('articles')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('published', '=', 1);
+  const from = page.from;
+  if (from) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('published_at', 'id'), '<=', eb.tuple(from.published_at, from.id)),
+    );
+  }
+  return query
+    .orderBy('published_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+}
+
+/** Sort keys only, from `from` (inclusive) on: walks the index without reading articles. */
+export async function listPublishedKeysFrom(
+  db: Kysely<Database>,
+  projectId: string,
+  from: ListCursor | undefined,
+  limit: number,
+): Promise<ListCursor[]> {
+  let query = db
+    .selectFrom('articles')
+    .select(['published_at', 'id'])
+    .where('project_id', '=', projectId)
+    .where('published', '=', 1);
+  if (from) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('published_at', 'id'), '<=', eb.tuple(from.published_at, from.id)),
+    );
+  }
+  const rows = await query.orderBy('published_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows as ListCursor[];
+}

@@ -9,9 +9,15 @@ import {
 } from '@folio/schema';
 import { Type } from '@sinclair/typebox';
 import type { ProjectRow } from '../../db/tables.ts';
+import type { ResponseCache } from '../../http/response-cache.ts';
+import { sendJson } from '../../http/send-json.ts';
 import { authenticateContentKey } from '../../services/content-keys.ts';
-import { getPublishedArticle, getSitemap, listPublishedArticles } from '../../services/delivery.ts';
-import type { ServiceDeps } from '../../services/deps.ts';
+import {
+  type DeliveryDeps,
+  getPublishedArticleBody,
+  getSitemapBody,
+  listPublishedArticlesBody,
+} from '../../services/delivery.ts';
 import { readBearerToken } from '../../services/tokens.ts';
 import { errorResponses, ProjectParams } from '../common.ts';
 
@@ -19,7 +25,7 @@ const tags = ['Delivery'];
 const security = [{ contentKey: [] }];
 
 /** The delivery API: published articles of one project, for the content key of that project. */
-export function deliveryRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
+export function deliveryRoutes(deps: DeliveryDeps, cache: ResponseCache): FastifyPluginAsyncTypebox {
   return async (app) => {
     const projects = new WeakMap<object, ProjectRow>();
     // Authentication runs before the query is validated, so nothing is revealed without a key.
@@ -29,6 +35,11 @@ export function deliveryRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       projects.set(request, await authenticateContentKey(deps, token, projectId));
     });
     const projectOf = (request: object) => projects.get(request)!;
+    // Every answer is a function of the project's content version, which any served change bumps.
+    const keyOf = (request: object, what: string) => {
+      const project = projectOf(request);
+      return `${project.id}:${project.content_version}:${what}`;
+    };
 
     app.get(
       '/api/v1/projects/:projectId/content',
@@ -42,10 +53,11 @@ export function deliveryRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
           response: { 200: SuccessPage(ArticleListItemSchema), ...errorResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { page = 1, limit = 20 } = request.query;
-        const result = await listPublishedArticles(deps, projectOf(request), { page, limit });
-        return { success: true as const, ...result };
+        return sendJson(request, reply, cache, keyOf(request, `list:${page}:${limit}`), () =>
+          listPublishedArticlesBody(deps, projectOf(request), { page, limit }),
+        );
       },
     );
 
@@ -60,10 +72,10 @@ export function deliveryRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
           response: { 200: Success(ArticleSchema), ...errorResponses },
         },
       },
-      async (request) => ({
-        success: true as const,
-        data: await getPublishedArticle(deps, projectOf(request), request.params.slug),
-      }),
+      async (request, reply) =>
+        sendJson(request, reply, cache, keyOf(request, `slug:${request.params.slug}`), () =>
+          getPublishedArticleBody(deps, projectOf(request), request.params.slug),
+        ),
     );
 
     app.get(
@@ -77,7 +89,10 @@ export function deliveryRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
           response: { 200: Success(Type.Array(SitemapEntrySchema)), ...errorResponses },
         },
       },
-      async (request) => ({ success: true as const, data: await getSitemap(deps, projectOf(request)) }),
+      async (request, reply) =>
+        sendJson(request, reply, cache, keyOf(request, 'sitemap'), () =>
+          getSitemapBody(deps, projectOf(request)),
+        ),
     );
   };
 }

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { createResponseCache, etagFor, negotiateEncoding } from './response-cache.ts';
+
+describe('response cache', () => {
+  test('keeps at most maxBytes, dropping the least recently used first', () => {
+    const cache = createResponseCache(250);
+    cache.put('a', 'a'.repeat(100));
+    cache.put('b', 'b'.repeat(100));
+    assert.ok(cache.get('a'), 'touching a makes b the oldest');
+    cache.put('c', 'c'.repeat(100));
+    assert.equal(cache.get('b'), undefined);
+    assert.ok(cache.get('a'));
+    assert.ok(cache.get('c'));
+    assert.equal(cache.bytes, 200);
+    cache.put('huge', 'x'.repeat(1000));
+    assert.equal(cache.get('huge'), undefined, 'larger than the whole cache: served, not stored');
+    assert.ok(cache.get('a'));
+  });
+
+  test('compressed variants count against the bound and decompress to the same bytes', async () => {
+    const cache = createResponseCache(1_000_000);
+    const text = JSON.stringify({
+      data: Array.from({ length: 200 }, (_, i) => ({ i, text: 'hello world' })),
+    });
+    const entry = cache.put('k', text);
+    const br = await cache.encode(entry, 'br');
+    const gz = await cache.encode(entry, 'gzip');
+    assert.equal(brotliDecompressSync(br).toString(), text);
+    assert.equal(gunzipSync(gz).toString(), text);
+    assert.ok(br.length < text.length / 3);
+    assert.equal(await cache.encode(entry, 'br'), br, 'compressed once');
+    assert.equal(cache.bytes, text.length + br.length + gz.length);
+    assert.notEqual(etagFor(entry, 'br'), etagFor(entry, 'gzip'));
+    const tiny = cache.put(undefined, 'tiny');
+    assert.equal(await cache.encode(tiny, 'br'), tiny.body, 'small bodies are not compressed');
+  });
+
+  test('size 0 turns caching off', () => {
+    const cache = createResponseCache(0);
+    cache.put('a', 'x');
+    assert.equal(cache.get('a'), undefined);
+  });
+});
+
+describe('Accept-Encoding negotiation', () => {
+  test('prefers br, then gzip; honours q=0 and *', () => {
+    assert.equal(negotiateEncoding(undefined), 'identity');
+    assert.equal(negotiateEncoding('gzip, deflate, br'), 'br');
+    assert.equal(negotiateEncoding('gzip'), 'gzip');
+    assert.equal(negotiateEncoding('br;q=0, gzip;q=0.5'), 'gzip');
+    assert.equal(negotiateEncoding('*'), 'br');
+    assert.equal(negotiateEncoding('*;q=0, gzip'), 'gzip');
+    assert.equal(negotiateEncoding('identity'), 'identity');
+    assert.equal(negotiateEncoding('deflate'), 'identity');
+  });
+});

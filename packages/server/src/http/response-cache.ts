@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+export type Encoding = 'br' | 'gzip' | 'identity';
+
+/** A response body built once, with its compressed variants made on first demand. */
+export interface CachedBody {
+  body: Buffer;
+  etag: string;
+  variants: Partial<Record<Exclude<Encoding, 'identity'>, Buffer>>;
+  /** Bytes held, all variants included. */
+  size: number;
+  /** Where the entry is stored, if it is. */
+  key: string | undefined;
+}
+
+/**
+ * The strong tag of one encoding of a body: different bytes, different tag (RFC 9110 8.8.3),
+ * all derived from the identity tag so a revalidation can match any of them.
+ */
+export function etagFor(entry: CachedBody, encoding: Encoding): string {
+  return encoding === 'identity' ? entry.etag : `${entry.etag.slice(0, -1)}-${encoding}"`;
+}
+
+/** Below this, compression saves less than its headers cost. */
+const MIN_COMPRESS_BYTES = 1024;
+
+/**
+ * Ready-to-send response bodies by key, bounded by the bytes they hold: least recently used
+ * entries go first. Keys carry the project's content version, so a write never needs to find
+ * and delete entries; they simply stop being asked for and age out.
+ */
+export interface ResponseCache {
+  get(key: string): CachedBody | undefined;
+  /** Builds an entry for `text`; stores it under `key` unless caching is off. */
+  put(key: string | undefined, text: string): CachedBody;
+  /** The body in `encoding`, compressing it once and keeping the result. */
+  encode(entry: CachedBody, encoding: Encoding): Promise<Buffer>;
+  readonly bytes: number;
+}
+
+export function createResponseCache(maxBytes: number): ResponseCache {
+  const entries = new Map<string, CachedBody>();
+  let bytes = 0;
+
+  function account(delta: number): void {
+    bytes += delta;
+    for (const [key, entry] of entries) {
+      if (bytes <= maxBytes) break;
+      entries.delete(key);
+      bytes -= entry.size;
+    }
+  }
+
+  return {
+    get(key) {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      entries.delete(key);
+      entries.set(key, entry);
+      return entry;
+    },
+    put(key, text) {
+      const body = Buffer.from(text, 'utf8');
+      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+      const stored = key !== undefined && maxBytes > 0 && body.length <= maxBytes;
+      const entry: CachedBody = {
+        body,
+        etag,
+        variants: {},
+        size: body.length,
+        key: stored ? key : undefined,
+      };
+      if (stored) {
+        const previous = entries.get(key);
+        if (previous) {
+          entries.delete(key);
+          bytes -= previous.size;
+        }
+        entries.set(key, entry);
+        account(entry.size);
+      }
+      return entry;
+    },
+    async encode(entry, encoding) {
+      if (encoding === 'identity' || entry.body.length < MIN_COMPRESS_BYTES) return entry.body;
+      const known = entry.variants[encoding];
+      if (known) return known;
+      // Quality 5 / level 6: most of the size win for a fraction of the highest settings' cost.
+      const compressed =
+        encoding === 'br'
+          ? await brotli(entry.body, {
+              params: {
+                [constants.BROTLI_PARAM_QUALITY]: 5,
+                [constants.BROTLI_PARAM_SIZE_HINT]: entry.body.length,
+              },
+            })
+          : await gzipAsync(entry.body, { level: 6 });
+      if (!entry.variants[encoding]) {
+        entry.variants[encoding] = compressed;
+        entry.size += compressed.length;
+        if (entry.key !== undefined && entries.get(entry.key) === entry) account(compressed.length);
+      }
+      return compressed;
+    },
+    get bytes() {
+      return bytes;
+    },
+  };
+}
+
+/**
+ * The best encoding the client accepts: br, then gzip, else identity. `q=0` refuses a coding;
+ * `*` stands for any coding not named.
+ */
+export function negotiateEncoding(header: string | undefined): Encoding {
+  if (!header) return 'identity';
+  const weights = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    weights.set(name, q === undefined ? 1 : Number(q));
+  }
+  const weightOf = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0;
+  if (weightOf('br') > 0) return 'br';
+  if (weightOf('gzip') > 0) return 'gzip';
+  return 'identity';
+}

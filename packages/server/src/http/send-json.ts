@@ -1,0 +1,42 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type CachedBody, etagFor, negotiateEncoding, type ResponseCache } from './response-cache.ts';
+
+/**
+ * Sends a JSON body from the response cache, building it on a miss. The body's bytes are made
+ * once per key; each request only picks the encoding the client accepts. The conditional-GET
+ * hook turns a matching `If-None-Match` into a 304 without compressing anything.
+ */
+export async function sendJson(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cache: ResponseCache,
+  key: string | undefined,
+  build: () => Promise<string>,
+): Promise<FastifyReply> {
+  const entry = (key !== undefined ? cache.get(key) : undefined) ?? cache.put(key, await build());
+  reply.header('content-type', 'application/json; charset=utf-8');
+  reply.header('vary', 'accept-encoding');
+  const held = revalidatedTag(request.headers['if-none-match'], entry);
+  if (held) {
+    // The conditional-GET hook answers 304 for this tag; no need to compress anything.
+    reply.header('etag', held);
+    return reply.send(entry.body);
+  }
+  const wanted = negotiateEncoding(request.headers['accept-encoding']);
+  const bytes = await cache.encode(entry, wanted);
+  const encoding = bytes === entry.body ? 'identity' : wanted;
+  if (encoding !== 'identity') reply.header('content-encoding', encoding);
+  reply.header('etag', etagFor(entry, encoding));
+  return reply.send(bytes);
+}
+
+/** The tag the client holds, if it is one of this body's encodings. */
+function revalidatedTag(header: string | undefined, entry: CachedBody): string | undefined {
+  if (!header) return undefined;
+  const tags = ENCODINGS.map((encoding) => etagFor(entry, encoding));
+  if (header.trim() === '*') return tags[0];
+  const held = header.split(',').map((candidate) => candidate.trim().replace(/^W\//, ''));
+  return tags.find((tag) => held.includes(tag));
+}
+
+const ENCODINGS = ['identity', 'br', 'gzip'] as const;

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { buildApp } from '../../app.ts';
+import { resolveAdminCredential } from '../../services/admin-auth.ts';
+import { upsertArticle } from '../../services/articles.ts';
+import { createListingIndex } from '../../services/listing-index.ts';
+import * as articles from '../../store/articles.ts';
+import { findProject } from '../../store/projects.ts';
+import { DIALECTS } from '../../test/databases.ts';
+import { createTestApp, newArticle, type TestApp } from '../../test/test-app.ts';
+
+for (const dialect of DIALECTS) {
+  describe(`delivery responses: encodings and cache [${dialect}]`, () => {
+    let t: TestApp;
+    let projectId: string;
+    let key: string;
+    beforeEach(async () => {
+      t = await createTestApp(dialect);
+      projectId = (await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' }))
+        .id;
+      key = await t.createKey(projectId);
+      for (let i = 0; i < 5; i++) {
+        t.clock.advance(1000);
+        await t.putArticle(projectId, `a${i}`, newArticle({ published: true }));
+      }
+    });
+    afterEach(() => t.close());
+
+    const list = `/api/v1/projects/${'{id}'}/content?limit=5`;
+    const url = () => list.replace('{id}', projectId);
+
+    test('br and gzip by Accept-Encoding, each decoding to the identity bytes, with Vary and its own tag', async () => {
+      const plain = await t.deliver(key, url());
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.equal(plain.headers.vary, 'accept-encoding');
+      const br = await t.deliver(key, url(), { 'accept-encoding': 'gzip, deflate, br' });
+      const gz = await t.deliver(key, url(), { 'accept-encoding': 'gzip' });
+      assert.equal(br.headers['content-encoding'], 'br');
+      assert.equal(gz.headers['content-encoding'], 'gzip');
+      assert.equal(brotliDecompressSync(br.rawPayload).toString(), plain.body);
+      assert.equal(gunzipSync(gz.rawPayload).toString(), plain.body);
+      const tags = new Set([plain.headers.etag, br.headers.etag, gz.headers.etag]);
+      assert.equal(tags.size, 3, 'different bytes, different strong tags');
+      for (const tag of tags) {
+        const again = await t.deliver(key, url(), {
+          'if-none-match': tag as string,
+          'accept-encoding': 'br',
+        });
+        assert.equal(again.statusCode, 304, String(tag));
+        assert.equal(again.headers.etag, tag);
+        assert.equal(again.headers['content-encoding'], undefined);
+        assert.equal(again.body, '');
+      }
+    });
+
+    test('a second server instance with its own cache serves a write made through the first', async () => {
+      const other = await buildApp({
+        db: t.database.connectAgain(),
+        baseUrl: 'http://other.test',
+        adminCredential: await resolveAdminCredential(
+          { db: t.db, now: t.clock.now },
+          'another-admin-token-1',
+        ),
+      });
+      try {
+        const read = () =>
+          other.inject({ url: url(), headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
+        assert.equal((await read()).data[0].title, (await t.deliver(key, url())).json().data[0].title);
+        await t.putArticle(
+          projectId,
+          'a4',
+          newArticle({ slug: 'changed', title: 'Changed on instance one', published: true }),
+        );
+        assert.equal((await read()).data[0].title, 'Changed on instance one');
+        await t.admin('POST', `/admin/v1/projects/${projectId}/articles/a4/unpublish`);
+        assert.equal((await read()).pagination.total, 4);
+      } finally {
+        await other.close();
+      }
+    });
+
+    test('changing the articles path rebuilds what every article serves', async () => {
+      await t.admin('PATCH', `/admin/v1/projects/${projectId}`, { articlesPath: '/news' });
+      const data = (await t.deliver(key, url())).json().data as Array<{
+        slug: string;
+        seo: { canonicalPath: string; jsonLd: { url: string } };
+      }>;
+      for (const item of data) {
+        assert.equal(item.seo.canonicalPath, `/news/${item.slug}`);
+        assert.equal(item.seo.jsonLd.url, `https://www.example.com/news/${item.slug}`);
+      }
+      const stored = await t.db.selectFrom('articles').select('served').execute();
+      assert.ok(stored.every((row) => row.served?.includes('"/news/')));
+    });
+  });
+
+  describe(`listing index [${dialect}]`, () => {
+    test('pages through seeks equal the plain order, across strides, versions and deep pages', async () => {
+      const t = await createTestApp(dialect);
+      try {
+        const project = await t.createProject();
+        const deps = { db: t.db, now: t.clock.now };
+        for (let i = 0; i < 61; i++) {
+          // Pairs published at the same instant exercise the id tie-break.
+          if (i % 2 === 0) t.clock.advance(1000);
+          await upsertArticle(
+            deps,
+            project.id,
+            `id${String(i).padStart(3, '0')}`,
+            newArticle({ published: true }),
+          );
+        }
+        const expected = (
+          await articles.listPublishedArticles(t.db, project.id, { limit: 1000, offset: 0 })
+        ).map((r) => r.id);
+        for (const stride of [1, 3, 7, 64]) {
+          const index = createListingIndex(stride);
+          const row = (await findProject(t.db, project.id))!;
+          assert.equal(await index.total(t.db, row), 61);
+          for (const limit of [1, 5, 20]) {
+            // Deep pages first, so cursors are learnt out of order too.
+            const pages = Math.ceil(61 / limit);
+            const seen: string[][] = [];
+            for (let page = pages; page >= 1; page--) {
+              seen[page - 1] = (await index.page(t.db, row, (page - 1) * limit, limit)).map((r) => r.id);
+            }
+            assert.deepEqual(seen.flat(), expected, `stride ${stride}, limit ${limit}`);
+          }
+          await upsertArticle(deps, project.id, 'id000', newArticle({ published: false }));
+          const next = (await findProject(t.db, project.id))!;
+          assert.equal(await index.total(t.db, next), 60, 'a new version is counted again');
+          assert.ok(!(await index.page(t.db, next, 0, 100)).some((r) => r.id === 'id000'));
+          // Published again, it keeps its first publishedAt, and so its place in the order.
+          await upsertArticle(deps, project.id, 'id000', newArticle({ published: true }));
+        }
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}

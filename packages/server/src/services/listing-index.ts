@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import type { ArticleRow, Database, ProjectRow } from '../db/tables.ts';
+import * as articles from '../store/articles.ts';
+
+// One known position every `stride` rows: a page is a seek to the nearest one plus a short skip.
+const DEFAULT_STRIDE = 256;
+
+interface Listing {
+  version: number;
+  total: number;
+  /** cursors[i] is the sort key of the row at position i * stride. */
+  cursors: articles.ListCursor[];
+}
+
+/**
+ * What a project's delivery list costs to page through, kept per content version: the count
+ * and a sparse index of positions, learnt as deep pages are asked for. Any write that changes
+ * what is served bumps the version, so a stale listing is never used by a later request.
+ */
+export interface ListingIndex {
+  total(db: Kysely<Database>, project: ProjectRow): Promise<number>;
+  page(db: Kysely<Database>, project: ProjectRow, offset: number, limit: number): Promise<ArticleRow[]>;
+}
+
+export function createListingIndex(stride = DEFAULT_STRIDE): ListingIndex {
+  const listings = new Map<string, Listing>();
+
+  async function listingOf(db: Kysely<Database>, project: ProjectRow): Promise<Listing> {
+    const known = listings.get(project.id);
+    if (known && known.version === project.content_version) return known;
+    const listing: Listing = {
+      version: project.content_version,
+      total: await articles.countPublishedArticles(db, project.id),
+      cursors: [],
+    };
+    listings.set(project.id, listing);
+    return listing;
+  }
+
+  async function cursorAt(db: Kysely<Database>, project: ProjectRow, listing: Listing, index: number) {
+    if (listing.cursors.length <= index) {
+      // Walk the index once from the deepest known position to the one needed.
+      const start = Math.max(0, listing.cursors.length - 1);
+      const from = listing.cursors[start];
+      const keys = await articles.listPublishedKeysFrom(db, project.id, from, (index - start) * stride + 1);
+      for (let i = listing.cursors.length === 0 ? 0 : stride; i < keys.length; i += stride) {
+        listing.cursors.push(keys[i]!);
+      }
+    }
+    return listing.cursors[index];
+  }
+
+  return {
+    async total(db, project) {
+      return (await listingOf(db, project)).total;
+    },
+    async page(db, project, offset, limit) {
+      const listing = await listingOf(db, project);
+      if (offset >= listing.total) return [];
+      const index = Math.floor(offset / stride);
+      const from = index === 0 ? undefined : await cursorAt(db, project, listing, index);
+      const skip = from ? offset - index * stride : offset;
+      return articles.listPublishedFrom(db, project.id, { from, offset: skip, limit });
+    },
+  };
+}

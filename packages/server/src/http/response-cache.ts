@@ -37,7 +37,7 @@ const MIN_COMPRESS_BYTES = 1024;
 export interface ResponseCache {
   get(key: string): CachedBody | undefined;
   /** Builds an entry for `text`; stores it under `key` unless caching is off. */
-  put(key: string | undefined, text: string): CachedBody;
+  put(key: string | undefined, text: string, etag?: string): CachedBody;
   /** The body in `encoding`, compressing it once and keeping the result. */
   encode(entry: CachedBody, encoding: Encoding): Promise<Buffer>;
   readonly bytes: number;
@@ -64,9 +64,9 @@ export function createResponseCache(maxBytes: number): ResponseCache {
       entries.set(key, entry);
       return entry;
     },
-    put(key, text) {
+    put(key, text, givenTag) {
       const body = Buffer.from(text, 'utf8');
-      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+      const etag = givenTag ?? `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
       const stored = key !== undefined && maxBytes > 0 && body.length <= maxBytes;
       const entry: CachedBody = {
         body,

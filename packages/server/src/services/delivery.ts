@@ -51,18 +51,45 @@ export async function getPublishedArticleBody(
   return `{"success":true,"data":${servedJsonOf(row, project).slice(0, -1)},"related":${links}}}`;
 }
 
-/** Every published article's URL on the website and its real modification time. */
-export async function getSitemapBody(deps: ServiceDeps, project: ProjectRow): Promise<string> {
-  const websiteUrl = project.website_url;
-  if (!websiteUrl) {
+// Rows read per query while streaming the sitemap: memory stays bounded by one batch.
+const SITEMAP_BATCH = 2000;
+
+/**
+ * Every published article's URL on the website and its real modification time, as JSON text
+ * in chunks: the whole sitemap of a large catalogue is never held in memory at once.
+ */
+export async function* streamSitemapBody(
+  deps: ServiceDeps,
+  project: ProjectRow,
+  batch = SITEMAP_BATCH,
+): AsyncGenerator<string> {
+  const websiteUrl = requireWebsiteUrl(project);
+  let after: articles.ListCursor | undefined;
+  let first = true;
+  yield '{"success":true,"data":[';
+  for (;;) {
+    const rows = await articles.listSitemapRows(deps.db, project.id, after, batch);
+    if (rows.length > 0) {
+      const entries = rows.map((row) => JSON.stringify(toSitemapEntry(row, websiteUrl, project))).join(',');
+      yield first ? entries : `,${entries}`;
+      first = false;
+    }
+    if (rows.length < batch) break;
+    const last = rows[rows.length - 1]!;
+    after = { published_at: last.published_at!, id: last.id };
+  }
+  yield ']}';
+}
+
+/** The website URL the sitemap is built on; 409 when the project has none. */
+export function requireWebsiteUrl(project: ProjectRow): string {
+  if (!project.website_url) {
     throw new AppError(
       'conflict',
       'The project has no website URL, so sitemap URLs cannot be built. Set websiteUrl on the project.',
     );
   }
-  const rows = await articles.listSitemapRows(deps.db, project.id);
-  const data = rows.map((row) => JSON.stringify(toSitemapEntry(row, websiteUrl, project))).join(',');
-  return `{"success":true,"data":[${data}]}`;
+  return project.website_url;
 }
 
 function orderBySlugs<T extends { slug: string }>(rows: T[], slugs: string[]): T[] {

@@ -129,17 +129,26 @@ export async function listLatestPublished(
     .execute();
 }
 
-export type SitemapRow = Pick<ArticleRow, 'slug' | 'updated_at'>;
+export type SitemapRow = Pick<ArticleRow, 'slug' | 'updated_at' | 'published_at' | 'id'>;
 
-export async function listSitemapRows(db: Kysely<Database>, projectId: string): Promise<SitemapRow[]> {
-  return db
+/** A batch of sitemap rows in delivery order, after the sort key `after` (exclusive). */
+export async function listSitemapRows(
+  db: Kysely<Database>,
+  projectId: string,
+  after: ListCursor | undefined,
+  limit: number,
+): Promise<SitemapRow[]> {
+  let query = db
     .selectFrom('articles')
-    .select(['slug', 'updated_at'])
+    .select(['slug', 'updated_at', 'published_at', 'id'])
     .where('project_id', '=', projectId)
-    .where('published', '=', 1)
-    .orderBy('published_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+    .where('published', '=', 1);
+  if (after) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('published_at', 'id'), '<', eb.tuple(after.published_at, after.id)),
+    );
+  }
+  return query.orderBy('published_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 /** A page of all articles of a project, most recently updated first, for the management API. */

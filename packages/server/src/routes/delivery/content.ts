@@ -11,12 +11,14 @@ import { Type } from '@sinclair/typebox';
 import type { ProjectRow } from '../../db/tables.ts';
 import type { ResponseCache } from '../../http/response-cache.ts';
 import { sendJson } from '../../http/send-json.ts';
+import { sendJsonStream } from '../../http/send-stream.ts';
 import { authenticateContentKey } from '../../services/content-keys.ts';
 import {
   type DeliveryDeps,
   getPublishedArticleBody,
-  getSitemapBody,
   listPublishedArticlesBody,
+  requireWebsiteUrl,
+  streamSitemapBody,
 } from '../../services/delivery.ts';
 import { readBearerToken } from '../../services/tokens.ts';
 import { errorResponses, ProjectParams } from '../common.ts';
@@ -89,10 +91,14 @@ export function deliveryRoutes(deps: DeliveryDeps, cache: ResponseCache): Fastif
           response: { 200: Success(Type.Array(SitemapEntrySchema)), ...errorResponses },
         },
       },
-      async (request, reply) =>
-        sendJson(request, reply, cache, keyOf(request, 'sitemap'), () =>
-          getSitemapBody(deps, projectOf(request)),
-        ),
+      async (request, reply) => {
+        const project = projectOf(request);
+        // Checked before the first byte: once streaming, an error can no longer be an answer.
+        requireWebsiteUrl(project);
+        return sendJsonStream(request, reply, cache, keyOf(request, 'sitemap'), () =>
+          streamSitemapBody(deps, project),
+        );
+      },
     );
   };
 }

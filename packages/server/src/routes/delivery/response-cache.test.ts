@@ -4,6 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { buildApp } from '../../app.ts';
 import { resolveAdminCredential } from '../../services/admin-auth.ts';
 import { upsertArticle } from '../../services/articles.ts';
+import { streamSitemapBody } from '../../services/delivery.ts';
 import { createListingIndex } from '../../services/listing-index.ts';
 import * as articles from '../../store/articles.ts';
 import { findProject } from '../../store/projects.ts';
@@ -134,6 +135,71 @@ for (const dialect of DIALECTS) {
           // Published again, it keeps its first publishedAt, and so its place in the order.
           await upsertArticle(deps, project.id, 'id000', newArticle({ published: true }));
         }
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`sitemap streaming [${dialect}]`, () => {
+    test('batches join into one valid document in delivery order', async () => {
+      const t = await createTestApp(dialect);
+      try {
+        const project = await t.createProject({ websiteUrl: 'https://site.example', articlesPath: '/blog' });
+        const deps = { db: t.db, now: t.clock.now };
+        for (let i = 0; i < 11; i++) {
+          if (i % 3 === 0) t.clock.advance(1000);
+          await upsertArticle(
+            deps,
+            project.id,
+            `s${String(i).padStart(2, '0')}`,
+            newArticle({ slug: `slug-${i}`, published: true }),
+          );
+        }
+        const row = (await findProject(t.db, project.id))!;
+        const expected = (
+          await articles.listPublishedArticles(t.db, project.id, { limit: 100, offset: 0 })
+        ).map((r) => `https://site.example/blog/${r.slug}`);
+        for (const batch of [1, 4, 11, 50]) {
+          let text = '';
+          for await (const chunk of streamSitemapBody(deps, row, batch)) text += chunk;
+          const body = JSON.parse(text);
+          assert.equal(body.success, true);
+          assert.deepEqual(
+            body.data.map((e: { url: string }) => e.url),
+            expected,
+            `batch ${batch}`,
+          );
+        }
+      } finally {
+        await t.close();
+      }
+    });
+
+    test('streamed with compression, then served from the cache with the same tag; 304 on it', async () => {
+      const t = await createTestApp(dialect);
+      try {
+        const projectId = (await t.createProject({ websiteUrl: 'https://site.example' })).id;
+        const key = await t.createKey(projectId);
+        for (let i = 0; i < 30; i++) await t.putArticle(projectId, `p${i}`, newArticle({ published: true }));
+        const url = `/api/v1/projects/${projectId}/content/sitemap`;
+        const streamed = await t.deliver(key, url, { 'accept-encoding': 'br' });
+        assert.equal(streamed.headers['content-encoding'], 'br');
+        const plain = await t.deliver(key, url);
+        assert.equal(brotliDecompressSync(streamed.rawPayload).toString(), plain.body);
+        assert.equal(plain.json().data.length, 30);
+        const cached = await t.deliver(key, url, { 'accept-encoding': 'br' });
+        assert.equal(cached.headers.etag, streamed.headers.etag, 'one tag for one version and encoding');
+        assert.equal(
+          (await t.deliver(key, url, { 'if-none-match': plain.headers.etag as string })).statusCode,
+          304,
+        );
+        await t.putArticle(projectId, 'p0', newArticle({ title: 'changed', published: true }));
+        const fresh = await t.deliver(key, url, { 'if-none-match': plain.headers.etag as string });
+        assert.equal(fresh.statusCode, 200);
+        assert.notEqual(fresh.headers.etag, plain.headers.etag);
       } finally {
         await t.close();
       }

@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { constants, createBrotliCompress, createGzip } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { negotiateEncoding, type ResponseCache } from './response-cache.ts';
+import { sendJson } from './send-json.ts';
+
+/** Bodies up to this size are kept in the response cache after they were streamed once. */
+const MAX_CACHED_STREAM_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Streams a large JSON body that is a function of `key` (which holds the content version), so
+ * memory stays bounded. Its strong tag is derived from the key, since it must be sent before the
+ * body exists; the bytes are collected on the way and cached for the next request.
+ */
+export async function sendJsonStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cache: ResponseCache,
+  key: string,
+  chunks: () => AsyncIterable<string>,
+): Promise<FastifyReply> {
+  const etag = `"${createHash('sha256').update(key).digest('base64url').slice(0, 32)}"`;
+  if (cache.get(key)) return sendJson(request, reply, cache, key, async () => '');
+  reply.header('content-type', 'application/json; charset=utf-8');
+  reply.header('vary', 'accept-encoding');
+  reply.header('etag', etag);
+  const held = request.headers['if-none-match'];
+  if (
+    held &&
+    (held.trim() === '*' || held.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
+  ) {
+    return reply.send('');
+  }
+
+  const collected: Buffer[] = [];
+  let size = 0;
+  async function* collect(): AsyncGenerator<Buffer> {
+    for await (const chunk of chunks()) {
+      const bytes = Buffer.from(chunk, 'utf8');
+      if (size <= MAX_CACHED_STREAM_BYTES) collected.push(bytes);
+      size += bytes.length;
+      yield bytes;
+    }
+    if (size <= MAX_CACHED_STREAM_BYTES) cache.put(key, Buffer.concat(collected).toString('utf8'), etag);
+  }
+  const body = Readable.from(collect());
+  const encoding = negotiateEncoding(request.headers['accept-encoding']);
+  if (encoding === 'identity') return reply.send(body);
+  reply.header('content-encoding', encoding);
+  reply.header('etag', `${etag.slice(0, -1)}-${encoding}"`);
+  const compress =
+    encoding === 'br'
+      ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4 } })
+      : createGzip({ level: 6 });
+  return reply.send(body.pipe(compress));
+}

@@ -84,13 +84,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes(options.db));
-  await app.register(publicRoutes({ blocksSchema }));
-  await app.register(
-    deliveryRoutes(
-      { ...deps, listing: createListingIndex() },
-      createResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES),
-    ),
-  );
+  const cache = createResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
+  await app.register(publicRoutes({ blocksSchema, cache }));
+  await app.register(deliveryRoutes({ ...deps, listing: createListingIndex() }, cache));
   await app.register(adminRoutes(deps, options.adminCredential, blocksSchema));
   return app;
 }

@@ -15,6 +15,8 @@ describe('configuration', () => {
     assert.equal(config.webhookAllowPrivate, false);
     assert.deepEqual(config.webhookRetryScheduleMs, [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6]);
     assert.equal(config.webhookTimeoutMs, 10_000);
+    assert.equal(config.responseCacheBytes, 128 * 1024 * 1024);
+    assert.equal(loadConfig({ FOLIO_RESPONSE_CACHE_MB: '0' }).responseCacheBytes, 0);
   });
 
   test('values are parsed: base URL follows PORT, trailing slashes are dropped', () => {

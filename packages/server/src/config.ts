@@ -16,6 +16,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** 32 bytes that encrypt webhook secrets at rest (AES-256-GCM); undefined keeps them plain. */
   secretKey: Buffer | undefined;
+  /** Bytes of ready delivery responses kept in memory; 0 turns the cache off. */
+  responseCacheBytes: number;
 }
 
 /** A configuration problem: one line naming the variable. */
@@ -105,6 +107,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     '32 bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)',
   );
 
+  const responseCacheMb = read(
+    'FOLIO_RESPONSE_CACHE_MB',
+    128,
+    (raw) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : undefined),
+    'a whole number of megabytes (0 turns the response cache off)',
+  );
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -118,6 +127,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webhookRetryScheduleMs,
     webhookTimeoutMs,
     secretKey,
+    responseCacheBytes: responseCacheMb * 1024 * 1024,
   };
 }
 

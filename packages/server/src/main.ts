@@ -24,6 +24,7 @@ export async function start(config: Config): Promise<void> {
     logger,
     webhooks,
     onCommit: () => dispatcher.wake(),
+    responseCacheBytes: config.responseCacheBytes,
   });
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();

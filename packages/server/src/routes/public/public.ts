@@ -2,6 +2,8 @@ import cors from '@fastify/cors';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ArticleSchema, BLOCKS_SCHEMA_PATH, type JsonSchemaDocument, Success } from '@folio/schema';
 import { Type } from '@sinclair/typebox';
+import type { ResponseCache } from '../../http/response-cache.ts';
+import { sendJson } from '../../http/send-json.ts';
 import { buildFixtureArticle } from '../../services/fixture.ts';
 import { errorResponses } from '../common.ts';
 
@@ -10,7 +12,10 @@ const PREFIX = '/public/v1';
 const JsonDocument = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true });
 
 /** Resources anyone may read, from any origin: the example article and the published schemas. */
-export function publicRoutes(options: { blocksSchema: JsonSchemaDocument }): FastifyPluginAsyncTypebox {
+export function publicRoutes(options: {
+  blocksSchema: JsonSchemaDocument;
+  cache: ResponseCache;
+}): FastifyPluginAsyncTypebox {
   const fixture = buildFixtureArticle();
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     await app.register(cors, { origin: '*', methods: ['GET', 'HEAD'] });
@@ -24,7 +29,10 @@ export function publicRoutes(options: { blocksSchema: JsonSchemaDocument }): Fas
           response: { 200: Success(ArticleSchema), ...errorResponses },
         },
       },
-      async () => ({ success: true as const, data: fixture }),
+      async (request, reply) =>
+        sendJson(request, reply, options.cache, 'public:fixture', async () =>
+          JSON.stringify({ success: true, data: fixture }),
+        ),
     );
 
     app.get(
@@ -36,7 +44,10 @@ export function publicRoutes(options: { blocksSchema: JsonSchemaDocument }): Fas
           response: { 200: JsonDocument },
         },
       },
-      async () => options.blocksSchema,
+      async (request, reply) =>
+        sendJson(request, reply, options.cache, 'public:blocks-schema', async () =>
+          JSON.stringify(options.blocksSchema),
+        ),
     );
 
     app.get(
@@ -44,7 +55,8 @@ export function publicRoutes(options: { blocksSchema: JsonSchemaDocument }): Fas
       {
         schema: { tags, summary: 'This API as OpenAPI 3.1', response: { 200: JsonDocument } },
       },
-      async () => app.swagger() as unknown as Record<string, unknown>,
+      async (request, reply) =>
+        sendJson(request, reply, options.cache, 'public:openapi', async () => JSON.stringify(app.swagger())),
     );
   };
   // Under a prefix because @fastify/cors answers preflights with an OPTIONS route on `*`: at the

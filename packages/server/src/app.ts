@@ -1,3 +1,4 @@
+import http from 'node:http';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { blocksJsonSchema } from '@folio/schema';
@@ -6,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
 import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
+import { createFastPath } from './http/fast-path.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { createResponseCache } from './http/response-cache.ts';
 import { createValidatorCompiler } from './http/validation.ts';
@@ -34,6 +36,11 @@ export interface AppOptions {
   onCommit?: () => void;
   /** Bytes of ready responses kept in memory; 0 turns the response cache off. */
   responseCacheBytes?: number;
+  /**
+   * The database's change token (SQLite). With it, cached delivery answers for recently checked
+   * keys are sent before the framework runs, until anything is written anywhere.
+   */
+  changeToken?: () => string;
   /** A pino logger; none means silent (tests). */
   logger?: FastifyBaseLogger;
 }
@@ -48,7 +55,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   const blocksSchema = blocksJsonSchema(options.baseUrl);
 
+  const cache = createResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
+  const fastPath = options.changeToken
+    ? createFastPath({ cache, changeToken: options.changeToken, now: deps.now })
+    : undefined;
+
   const app = Fastify({
+    ...(fastPath
+      ? {
+          serverFactory: (handler: http.RequestListener) =>
+            http.createServer((request, response) => {
+              if (!fastPath.serve(request, response)) handler(request, response);
+            }),
+        }
+      : {}),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
     // Slugs may be 200 characters, several bytes each once percent-encoded.
@@ -56,6 +76,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: handleFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.decorate('fastPathHits', () => fastPath?.hits ?? 0);
   app.setValidatorCompiler(createValidatorCompiler([blocksSchema]));
   installJsonBodyParser(app);
   installErrorHandling(app);
@@ -84,9 +105,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes(options.db));
-  const cache = createResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
   await app.register(publicRoutes({ blocksSchema, cache }));
-  await app.register(deliveryRoutes({ ...deps, listing: createListingIndex() }, cache));
+  await app.register(deliveryRoutes({ ...deps, listing: createListingIndex() }, cache, fastPath));
   await app.register(adminRoutes(deps, options.adminCredential, blocksSchema));
   return app;
 }

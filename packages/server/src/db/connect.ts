@@ -10,6 +10,8 @@ export interface DatabaseHandle {
   dialect: DialectName;
   /** Where the data lives, for logs: the SQLite file or the PostgreSQL URL without credentials. */
   location: string;
+  /** A cheap token that changes on every write by any process; only where one exists (SQLite). */
+  changeToken?: () => string;
 }
 
 export interface DatabaseOptions {
@@ -30,10 +32,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       location: redact(options.databaseUrl),
     };
   }
-  const { createSqliteDialect } = await import('./sqlite.ts');
+  const { openSqlite } = await import('./sqlite.ts');
   const file = path.join(options.dataDir, 'folio.sqlite');
+  const sqlite = openSqlite(file);
   return {
-    db: new Kysely<Database>({ dialect: createSqliteDialect(file) }),
+    db: new Kysely<Database>({ dialect: sqlite.dialect }),
+    changeToken: sqlite.changeToken,
     dialect: 'sqlite',
     location: file,
   };

@@ -17,13 +17,34 @@ import {
  * no native addon to build. WAL lets readers in other processes (the CLI) work beside the server.
  */
 export function createSqliteDialect(file: string): SqliteDialect {
+  return openSqlite(file).dialect;
+}
+
+export interface SqliteConnection {
+  dialect: SqliteDialect;
+  /**
+   * Changes whenever anything may have been written: by another process (SQLite's
+   * `data_version`) or through this connection (counted here). Cheap enough to read on every
+   * request, so in-process caches can be checked against it.
+   */
+  changeToken: () => string;
+}
+
+export function openSqlite(file: string): SqliteConnection {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new DatabaseSync(file);
+  // First, so every later statement waits for a lock instead of failing: switching a fresh
+  // file to WAL takes one, and another process may be opening the same file at this instant.
+  database.exec('PRAGMA busy_timeout = 5000');
   database.exec('PRAGMA journal_mode = WAL');
   database.exec('PRAGMA foreign_keys = ON');
-  database.exec('PRAGMA busy_timeout = 5000');
   database.exec('PRAGMA synchronous = NORMAL');
-  return new ImmediateSqliteDialect({ database: adaptDatabase(database) });
+  const writes = { count: 0 };
+  const dataVersion = database.prepare('PRAGMA data_version');
+  return {
+    dialect: new ImmediateSqliteDialect({ database: adaptDatabase(database, writes) }),
+    changeToken: () => `${(dataVersion.get() as { data_version: number }).data_version}:${writes.count}`,
+  };
 }
 
 /** The SQLite dialect with write transactions that take the write lock at BEGIN. */
@@ -61,14 +82,14 @@ class ImmediateSqliteDriver extends SqliteDriver {
 const STATEMENT_CACHE_SIZE = 200;
 
 /** Wraps `DatabaseSync` in the better-sqlite3-like shape Kysely's driver expects. */
-function adaptDatabase(database: DatabaseSync): SqliteDatabase {
+function adaptDatabase(database: DatabaseSync, writes: { count: number }): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
     prepare(sql) {
       const cached = cache.get(sql);
       if (cached) return cached;
-      const statement = adaptStatement(database.prepare(sql));
+      const statement = adaptStatement(database.prepare(sql), writes);
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
       cache.set(sql, statement);
       return statement;
@@ -76,12 +97,21 @@ function adaptDatabase(database: DatabaseSync): SqliteDatabase {
   };
 }
 
-function adaptStatement(statement: StatementSync): SqliteStatement {
+function adaptStatement(statement: StatementSync, writes: { count: number }): SqliteStatement {
   const reader = statement.columns().length > 0;
+  // Writes with RETURNING are readers too; counting every statement that is not a plain
+  // SELECT keeps the change token honest.
+  const writer = !/^\s*(select|pragma|explain)\b/i.test(statement.sourceSQL);
   return {
     reader,
-    all: (parameters) => statement.all(...bind(parameters)),
-    run: (parameters) => statement.run(...bind(parameters)),
+    all: (parameters) => {
+      if (writer) writes.count++;
+      return statement.all(...bind(parameters));
+    },
+    run: (parameters) => {
+      writes.count++;
+      return statement.run(...bind(parameters));
+    },
     iterate: (parameters) => statement.iterate(...bind(parameters)) as IterableIterator<unknown>,
   };
 }

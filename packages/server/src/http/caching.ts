@@ -28,9 +28,11 @@ export function installConditionalGets(app: FastifyInstance): void {
   });
 }
 
+/** Delivery answers are per key: a shared cache must not reuse them, but may revalidate. */
+export const DELIVERY_CACHE_CONTROL = 'private, no-cache';
+
 function cacheControlFor(url: string): string {
-  // Delivery answers are per key: a shared cache must not reuse them, but may revalidate.
-  if (url.startsWith('/api/')) return 'private, no-cache';
+  if (url.startsWith('/api/')) return DELIVERY_CACHE_CONTROL;
   if (url.startsWith('/public/')) return 'public, max-age=300';
   return 'no-store';
 }

@@ -53,15 +53,21 @@ export async function revokeContentKey(deps: ServiceDeps, projectId: string, key
   if (!(await keys.revokeContentKey(deps.db, projectId, keyId, deps.now()))) throw notFound(`Key "${keyId}"`);
 }
 
+/** A delivery request's key, checked: its project and when it was last used. */
+export interface AuthenticatedKey {
+  project: ProjectRow;
+  lastUsedAt: number;
+}
+
 /**
- * Checks a delivery request's key against the project it asks for and returns that project:
- * 401 for a missing, unknown or revoked key, 403 for a valid key of another project.
+ * Checks a delivery request's key against the project it asks for: 401 for a missing, unknown
+ * or revoked key, 403 for a valid key of another project.
  */
 export async function authenticateContentKey(
   deps: ServiceDeps,
   token: string | undefined,
   projectId: string,
-): Promise<ProjectRow> {
+): Promise<AuthenticatedKey> {
   if (!token) {
     throw new AppError('unauthorized', 'Send the content key as "Authorization: Bearer <content key>".');
   }
@@ -75,6 +81,7 @@ export async function authenticateContentKey(
   const now = deps.now();
   if (found.lastUsedAt === null || now - found.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     await keys.touchContentKey(deps.db, found.keyId, now);
+    return { project: found.project, lastUsedAt: now };
   }
-  return found.project;
+  return { project: found.project, lastUsedAt: found.lastUsedAt };
 }

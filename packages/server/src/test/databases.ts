@@ -7,7 +7,7 @@ import { Kysely } from 'kysely';
 import pg from 'pg';
 import type { DialectName } from '../db/connect.ts';
 import { createPostgresDialect } from '../db/postgres.ts';
-import { createSqliteDialect } from '../db/sqlite.ts';
+import { openSqlite } from '../db/sqlite.ts';
 import type { Database } from '../db/tables.ts';
 
 /**
@@ -80,6 +80,8 @@ export interface TestDatabase {
   location: { databaseUrl: string | undefined; dataDir: string };
   /** Another independent connection to the same data, as a second process would have. */
   connectAgain(): Kysely<Database>;
+  /** SQLite's change token for `db` (undefined on PostgreSQL). */
+  changeToken?: () => string;
   close(): Promise<void>;
 }
 
@@ -97,9 +99,11 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   if (dialect === 'sqlite') {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-test-'));
     const file = path.join(dataDir, 'folio.sqlite');
-    const connect = () => track(new Kysely<Database>({ dialect: createSqliteDialect(file) }));
+    const connect = () => track(new Kysely<Database>({ dialect: openSqlite(file).dialect }));
+    const first = openSqlite(file);
     return {
-      db: connect(),
+      db: track(new Kysely<Database>({ dialect: first.dialect })),
+      changeToken: first.changeToken,
       dialect,
       location: { databaseUrl: undefined, dataDir },
       connectAgain: connect,

@@ -9,6 +9,7 @@ import {
 } from '@folio/schema';
 import { Type } from '@sinclair/typebox';
 import type { ProjectRow } from '../../db/tables.ts';
+import type { FastPath } from '../../http/fast-path.ts';
 import type { ResponseCache } from '../../http/response-cache.ts';
 import { sendJson } from '../../http/send-json.ts';
 import { sendJsonStream } from '../../http/send-stream.ts';
@@ -27,14 +28,22 @@ const tags = ['Delivery'];
 const security = [{ contentKey: [] }];
 
 /** The delivery API: published articles of one project, for the content key of that project. */
-export function deliveryRoutes(deps: DeliveryDeps, cache: ResponseCache): FastifyPluginAsyncTypebox {
+export function deliveryRoutes(
+  deps: DeliveryDeps,
+  cache: ResponseCache,
+  fastPath?: FastPath,
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     const projects = new WeakMap<object, ProjectRow>();
     // Authentication runs before the query is validated, so nothing is revealed without a key.
     app.addHook('onRequest', async (request) => {
       const { projectId } = request.params as { projectId: string };
       const token = readBearerToken(request.headers.authorization);
-      projects.set(request, await authenticateContentKey(deps, token, projectId));
+      const before = fastPath?.changeToken();
+      const key = await authenticateContentKey(deps, token, projectId);
+      projects.set(request, key.project);
+      if (fastPath && token && before !== undefined)
+        fastPath.remember(token, key.project, key.lastUsedAt, before);
     });
     const projectOf = (request: object) => projects.get(request)!;
     // Every answer is a function of the project's content version, which any served change bumps.

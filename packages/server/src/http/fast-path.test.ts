@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { upsertArticle } from '../services/articles.ts';
+import { DIALECTS } from '../test/databases.ts';
+import { createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
+
+const hitsOf = (t: TestApp) => (t.app as unknown as { fastPathHits: () => number }).fastPathHits();
+
+for (const dialect of DIALECTS) {
+  describe(`cached delivery answers over HTTP [${dialect}]`, () => {
+    let t: TestApp;
+    let base: string;
+    let projectId: string;
+    let key: string;
+    beforeEach(async () => {
+      t = await createTestApp(dialect, { clockStart: Date.now() });
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+      projectId = (await t.createProject({ websiteUrl: 'https://www.example.com' })).id;
+      key = await t.createKey(projectId);
+      for (let i = 0; i < 3; i++) {
+        t.clock.advance(1000);
+        await t.putArticle(projectId, `a${i}`, newArticle({ slug: `s${i}`, published: true }));
+      }
+    });
+    afterEach(() => t.close());
+
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${base}/api/v1/projects/${projectId}/content${path}`, {
+        headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'identity', ...headers },
+      });
+
+    test('a repeated request is answered from ready bytes, identical to the full answer', async () => {
+      const first = await get('?page=1&limit=20');
+      const firstBody = await first.text();
+      const hitsBefore = hitsOf(t);
+      const second = await get('?page=1&limit=20');
+      assert.equal(await second.text(), firstBody);
+      for (const header of ['etag', 'content-type', 'cache-control', 'vary']) {
+        assert.equal(second.headers.get(header), first.headers.get(header), header);
+      }
+      const notModified = await get('?page=1&limit=20', { 'if-none-match': first.headers.get('etag')! });
+      assert.equal(notModified.status, 304);
+      assert.equal(await notModified.text(), '');
+      const gets = [await get(''), await get('/by-slug/s1'), await get('/sitemap')];
+      assert.ok(gets.every((r) => r.status === 200));
+      // By-slug and sitemap: first request fills, second is served ready.
+      await get('/by-slug/s1');
+      await get('/sitemap');
+      const served = hitsOf(t) - hitsBefore;
+      if (dialect === 'sqlite') assert.ok(served >= 4, `answered ready: ${served}`);
+      else assert.equal(served, 0, 'PostgreSQL has no cheap change token: every request is checked');
+    });
+
+    test('compressed variants are served ready once made', async () => {
+      // fetch decodes br itself, so a corrupt variant would fail here.
+      // The first use of a key records lastUsedAt: a write, so the next request is checked too.
+      await get('', { 'accept-encoding': 'br' });
+      const first = await get('', { 'accept-encoding': 'br' });
+      assert.equal(first.headers.get('content-encoding'), 'br');
+      const body = await first.text();
+      const hitsBefore = hitsOf(t);
+      const second = await get('', { 'accept-encoding': 'br' });
+      assert.equal(second.headers.get('content-encoding'), 'br');
+      assert.equal(await second.text(), body);
+      assert.equal(second.headers.get('etag'), first.headers.get('etag'));
+      if (dialect === 'sqlite') assert.equal(hitsOf(t) - hitsBefore, 1);
+    });
+
+    test('a revoked key is refused on the very next request', async () => {
+      await get('');
+      assert.equal((await get('')).status, 200);
+      const keys = (await t.admin('GET', `/admin/v1/projects/${projectId}/keys`)).json().data;
+      await t.admin('DELETE', `/admin/v1/projects/${projectId}/keys/${keys[0].id}`);
+      assert.equal((await get('')).status, 401);
+    });
+
+    test('a write through this server, or by another connection, is served on the next request', async () => {
+      await get('');
+      await get('');
+      await t.putArticle(projectId, 'a2', newArticle({ slug: 's2', title: 'Changed here', published: true }));
+      assert.equal(
+        ((await (await get('')).json()) as { data: Array<{ title: string }> }).data[0]!.title,
+        'Changed here',
+      );
+      await get('');
+      // Another process: its own connection to the same database.
+      const other = { db: t.database.connectAgain(), now: t.clock.now };
+      await upsertArticle(
+        other,
+        projectId,
+        'a2',
+        newArticle({ slug: 's2', title: 'Changed elsewhere', published: true }),
+      );
+      assert.equal(
+        ((await (await get('')).json()) as { data: Array<{ title: string }> }).data[0]!.title,
+        'Changed elsewhere',
+      );
+    });
+
+    test('another key, another project or a malformed query is never answered from another key’s entry', async () => {
+      await get('');
+      await get('');
+      const other = await t.createProject({ name: 'Other' });
+      const otherKey = await t.createKey(other.id);
+      const crossed = await fetch(`${base}/api/v1/projects/${projectId}/content`, {
+        headers: { authorization: `Bearer ${otherKey}` },
+      });
+      assert.equal(crossed.status, 403);
+      assert.equal((await get('?page=0')).status, 400);
+      assert.equal((await fetch(`${base}/api/v1/projects/${projectId}/content`)).status, 401);
+    });
+  });
+}

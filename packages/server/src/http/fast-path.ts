@@ -1,0 +1,160 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hashToken, readBearerToken } from '../services/tokens.ts';
+import { DELIVERY_CACHE_CONTROL } from './caching.ts';
+import {
+  type CachedBody,
+  type Encoding,
+  etagFor,
+  negotiateEncoding,
+  type ResponseCache,
+} from './response-cache.ts';
+
+/** A key that recently authenticated, and what it unlocks, while nothing has been written. */
+interface Remembered {
+  projectId: string;
+  version: number;
+  lastUsedAt: number;
+  /** The database's change token when the key was checked. */
+  token: string;
+}
+
+// Matches the delivery routes; anything else goes to the full path.
+const DELIVERY = /^\/api\/v1\/projects\/([^/?]+)\/content(?:\/(sitemap|by-slug\/([^/?]+)))?(?:\?(.*))?$/;
+const WHOLE_NUMBER = /^[1-9][0-9]{0,9}$/;
+// Keys are re-checked on the full path this often, which also keeps lastUsedAt current.
+const RECHECK_MS = 60_000;
+const ENCODINGS: Encoding[] = ['identity', 'br', 'gzip'];
+
+/**
+ * Answers delivery requests whose bytes are already cached, before the HTTP framework sees
+ * them. Only for a key the full path authenticated since the last write anywhere: the
+ * database's change token moves on any commit (a revocation, a publish, another process's
+ * write), and then every request takes the full path again. A miss of any kind is not an
+ * error, just `false`: the full path answers.
+ */
+export interface FastPath {
+  /** The change token now; read it before the database, then pass it to `remember`. */
+  changeToken(): string;
+  /** Called by the full path after it authenticated `bearer` for `project`. */
+  remember(
+    bearer: string,
+    project: { id: string; content_version: number },
+    lastUsedAt: number,
+    tokenBeforeLookup: string,
+  ): void;
+  serve(request: IncomingMessage, response: ServerResponse): boolean;
+  /** Requests answered here since start, for operators and tests. */
+  readonly hits: number;
+}
+
+export function createFastPath(options: {
+  cache: ResponseCache;
+  changeToken: () => string;
+  now: () => number;
+}): FastPath {
+  const keys = new Map<string, Remembered>();
+  let hits = 0;
+  const MAX_KEYS = 10_000;
+
+  function lookup(request: IncomingMessage): { entry: CachedBody } | undefined {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+    const match = DELIVERY.exec(request.url ?? '');
+    if (!match) return undefined;
+    const bearer = readBearerToken(request.headers.authorization);
+    if (!bearer) return undefined;
+    const known = keys.get(hashToken(bearer));
+    if (!known || known.projectId !== decodeSafely(match[1]!)) return undefined;
+    if (known.token !== options.changeToken() || options.now() - known.lastUsedAt >= RECHECK_MS)
+      return undefined;
+    const what = routeKey(match[2], match[3], match[4]);
+    if (!what) return undefined;
+    const entry = options.cache.get(`${known.projectId}:${known.version}:${what}`);
+    return entry ? { entry } : undefined;
+  }
+
+  return {
+    changeToken: options.changeToken,
+    remember(bearer, project, lastUsedAt, tokenBeforeLookup) {
+      if (keys.size >= MAX_KEYS) keys.clear();
+      // The token from before the lookup: a write racing the lookup leaves it already stale.
+      keys.set(hashToken(bearer), {
+        projectId: project.id,
+        version: project.content_version,
+        lastUsedAt,
+        token: tokenBeforeLookup,
+      });
+    },
+    get hits() {
+      return hits;
+    },
+    serve(request, response) {
+      const hit = lookup(request);
+      if (!hit) return false;
+      hits++;
+      const { entry } = hit;
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': DELIVERY_CACHE_CONTROL,
+        vary: 'accept-encoding',
+      };
+      const held = request.headers['if-none-match'];
+      if (held) {
+        const tags = ENCODINGS.map((encoding) => etagFor(entry, encoding));
+        const candidates = held.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+        const matched = held.trim() === '*' ? tags[0] : tags.find((tag) => candidates.includes(tag));
+        if (!matched) return false;
+        response.writeHead(304, {
+          etag: matched,
+          'cache-control': DELIVERY_CACHE_CONTROL,
+          vary: 'accept-encoding',
+        });
+        response.end();
+        return true;
+      }
+      const encoding = negotiateEncoding(request.headers['accept-encoding']);
+      const bytes = encoding === 'identity' ? entry.body : entry.variants[encoding];
+      // Small bodies are never compressed; a variant not made yet is made on the full path.
+      if (!bytes && entry.body.length >= 1024) return false;
+      const body = bytes ?? entry.body;
+      const sentEncoding = body === entry.body ? 'identity' : encoding;
+      if (sentEncoding !== 'identity') headers['content-encoding'] = sentEncoding;
+      headers.etag = etagFor(entry, sentEncoding);
+      headers['content-length'] = body.length;
+      response.writeHead(200, headers);
+      response.end(request.method === 'HEAD' ? undefined : body);
+      return true;
+    },
+  };
+}
+
+/** The cache key part the delivery routes use, for canonical query strings only. */
+function routeKey(
+  sub: string | undefined,
+  slug: string | undefined,
+  query: string | undefined,
+): string | undefined {
+  if (sub === 'sitemap') return query ? undefined : 'sitemap';
+  if (slug !== undefined) {
+    const decoded = decodeSafely(slug);
+    return decoded !== undefined && !query && !decoded.includes('\u0000') ? `slug:${decoded}` : undefined;
+  }
+  let page = '1';
+  let limit = '20';
+  for (const part of (query ?? '').split('&')) {
+    if (part === '') continue;
+    const [name, value] = part.split('=');
+    if (value === undefined || !WHOLE_NUMBER.test(value)) return undefined;
+    if (name === 'page') page = value;
+    else if (name === 'limit') limit = value;
+    else return undefined;
+  }
+  return `list:${page}:${limit}`;
+}
+
+function decodeSafely(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}

@@ -18,6 +18,8 @@ type ServedFields = Pick<ArticleRow, 'slug' | 'title' | 'blocks' | 'seo' | 'rela
 export interface UpsertResult {
   article: AdminArticle;
   created: boolean;
+  /** False when the replace changed nothing served and no state: a no-op. */
+  changed: boolean;
 }
 
 /**
@@ -30,6 +32,17 @@ export async function upsertArticle(
   id: string,
   input: ArticleInput,
 ): Promise<UpsertResult> {
+  return transact(deps, (trx) => upsertArticleIn(trx, deps.now(), projectId, id, input));
+}
+
+/** `upsertArticle` inside the caller's transaction, so an import can write many in one. */
+export async function upsertArticleIn(
+  trx: Kysely<Database>,
+  now: number,
+  projectId: string,
+  id: string,
+  input: ArticleInput,
+): Promise<UpsertResult> {
   checkSeo(input.seo);
   const fields: ServedFields = {
     slug: input.slug,
@@ -38,40 +51,32 @@ export async function upsertArticle(
     seo: JSON.stringify(input.seo ?? {}),
     related: JSON.stringify(input.related ?? []),
   };
-  return withSlugConflicts(input.slug, () =>
-    transact(deps, async (trx) => {
-      await lockProjectIn(trx, projectId);
-      const taken = await articles.findArticleBySlug(trx, projectId, input.slug);
-      if (taken && taken.id !== id) throw slugTaken(input.slug, taken.id);
-      const existing = await articles.findArticle(trx, projectId, id);
-      const now = deps.now();
-      if (existing) {
-        const row = await applyChange(
-          trx,
-          existing,
-          fields,
-          input.published ?? existing.published === 1,
-          now,
-        );
-        return { article: toAdminArticle(row), created: false };
-      }
-      const published = input.published === true;
-      const row = await articles.insertArticle(trx, {
-        project_id: projectId,
-        id,
-        ...fields,
-        published: published ? 1 : 0,
-        published_at: published ? now : null,
-        updated_at: now,
-        created_at: now,
-      });
-      if (published) {
-        await recordEvent(trx, projectId, 'content.created', { id, slug: row.slug }, now);
-        await bumpContentVersion(trx, projectId);
-      }
-      return { article: toAdminArticle(row), created: true };
-    }),
-  );
+  return withSlugConflicts(input.slug, async () => {
+    await lockProjectIn(trx, projectId);
+    const taken = await articles.findArticleBySlug(trx, projectId, input.slug);
+    if (taken && taken.id !== id) throw slugTaken(input.slug, taken.id);
+    const existing = await articles.findArticle(trx, projectId, id);
+    if (existing) {
+      const row = await applyChange(trx, existing, fields, input.published ?? existing.published === 1, now);
+      // applyChange hands back `existing` itself when there was nothing to change.
+      return { article: toAdminArticle(row), created: false, changed: row !== existing };
+    }
+    const published = input.published === true;
+    const row = await articles.insertArticle(trx, {
+      project_id: projectId,
+      id,
+      ...fields,
+      published: published ? 1 : 0,
+      published_at: published ? now : null,
+      updated_at: now,
+      created_at: now,
+    });
+    if (published) {
+      await recordEvent(trx, projectId, 'content.created', { id, slug: row.slug }, now);
+      await bumpContentVersion(trx, projectId);
+    }
+    return { article: toAdminArticle(row), created: true, changed: true };
+  });
 }
 
 /** Publishes an article; publishing a published article is a no-op. */

@@ -167,3 +167,15 @@ export async function countAllArticles(db: Kysely<Database>, projectId: string):
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** Up to `limit` articles of a project with ids after `afterId`, by id: keyset pages for export. */
+export async function listArticlesAfterId(
+  db: Kysely<Database>,
+  projectId: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<ArticleRow[]> {
+  let query = db.selectFrom('articles').selectAll().where('project_id', '=', projectId);
+  if (afterId !== undefined) query = query.where('id', '>', afterId);
+  return query.orderBy('id', 'asc').limit(limit).execute();
+}

@@ -217,6 +217,37 @@ for (const dialect of DIALECTS) {
       assert.match(human.stdout, /--continue-on-error/);
     });
 
+    test('lines that are not objects, and an id given twice, are invalid lines too', async () => {
+      await createProject();
+      const content = [
+        'null',
+        '[]',
+        '42',
+        JSON.stringify({ id: 'a', slug: 'a', title: 'A', blocks: [] }),
+        JSON.stringify({ id: 'a', slug: 'a-again', title: 'A again', blocks: [] }),
+      ].join('\n');
+      const run = await folio('import', file('in.ndjson', content), '--continue-on-error', '--json');
+      assert.equal(run.code, 1);
+      assert.deepEqual(
+        run
+          .json()
+          .invalidLines.map((entry: { line: number; message: string }) => [entry.line, entry.message]),
+        [
+          [1, 'must be an object'],
+          [2, 'must be an object'],
+          [3, 'must be an object'],
+          [5, 'repeats the id "a" of line 4'],
+        ],
+      );
+      assert.equal(run.json().created, 1);
+      const rows = await database.db.selectFrom('articles').select(['id', 'slug']).execute();
+      assert.deepEqual(
+        rows.map((row) => [row.id, row.slug]),
+        [['a', 'a']],
+        'the first line of an id is the one written',
+      );
+    });
+
     test('an invalid line gets the same details as the same article PUT over HTTP', async () => {
       await createProject();
       const app = await createTestApp(dialect);

@@ -11,10 +11,11 @@ import {
   parseCommandArgs,
   UsageError,
 } from './context.ts';
+import { exportCommand } from './export.ts';
+import { importCommand } from './import.ts';
 import { keyCommands } from './keys.ts';
 import { projectCommands } from './projects.ts';
 import { serverCommands } from './server.ts';
-import { transferCommands } from './transfer.ts';
 import { webhookCommands } from './webhook.ts';
 
 /** Every command, in the order `folio --help` lists them. */
@@ -23,7 +24,8 @@ export const COMMANDS: CommandSpec[] = [
   ...projectCommands,
   ...keyCommands,
   ...webhookCommands,
-  ...transferCommands,
+  importCommand,
+  exportCommand,
 ];
 
 /**

@@ -1,18 +1,13 @@
-import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ArticleInput } from '@folio/schema';
 import type { ErrorDetail } from '../errors.ts';
 import { AppError } from '../errors.ts';
-import {
-  exportArticles,
-  type ImportItem,
-  type ImportOutcome,
-  importArticles,
-} from '../services/article-transfer.ts';
+import { type ImportItem, type ImportResult, importArticles } from '../services/article-transfer.ts';
+import type { ServiceDeps } from '../services/deps.ts';
 import { getProject } from '../services/projects.ts';
-import { type CliIo, type CommandSpec, EXIT_FAILED, EXIT_OK, resolveProjectId } from './context.ts';
-import { createProgress } from './progress.ts';
+import { type CommandSpec, EXIT_FAILED, EXIT_OK, resolveProjectId } from './context.ts';
+import { createProgress, type Progress } from './progress.ts';
 import { createInputValidator, describeDetails, type InputValidator } from './validate.ts';
 
 /** A line that was not imported, and why. */
@@ -36,7 +31,7 @@ export interface ImportSummary {
   invalidLines: InvalidLine[];
 }
 
-const importCommand: CommandSpec = {
+export const importCommand: CommandSpec = {
   name: 'import',
   summary: 'Import articles from an NDJSON file',
   usage: 'folio import FILE [--project ID] [--continue-on-error] [--json]',
@@ -51,6 +46,7 @@ line (or one that cannot be written, e.g. a slug another article holds) means no
 written at all. With it, the valid lines are written and the others reported.
 
 The summary counts created, updated, unchanged and invalid lines and names each invalid line.
+An id on two lines is an error in the file: the second line is reported, not written.
 The exit code is 0 when every line was imported and 1 otherwise.
 
 Options:
@@ -81,13 +77,10 @@ Options:
       invalidLines: invalid,
     };
     if (invalid.length === 0 || continueOnError) {
-      const results = await importArticles(deps, projectId, items, {
-        atomic: !continueOnError,
-        onProgress: (done) => progress.update('importing', done, items.length),
-      });
+      const results = await writeItems(deps, projectId, items, !continueOnError, progress);
       for (const result of results) {
         if ('error' in result) invalid.push(invalidLine(result.line, result.id, result.error));
-        else summary[result.outcome satisfies ImportOutcome] += 1;
+        else summary[result.outcome] += 1;
       }
       summary.written = continueOnError || !results.some((result) => 'error' in result);
     }
@@ -95,20 +88,31 @@ Options:
     invalid.sort((a, b) => a.line - b.line);
     summary.invalid = invalid.length;
     context.print(summary, () => describeSummary(summary, continueOnError));
-    if (invalid.length > 0) {
-      context.io.stderr.write(
-        `folio import: ${invalid.length} line${invalid.length > 1 ? 's' : ''} not imported (${invalid
-          .slice(0, 10)
-          .map((entry) => entry.line)
-          .join(
-            ', ',
-          )}${invalid.length > 10 ? ', …' : ''})${summary.written ? '' : '; nothing was written'}\n`,
-      );
-      return EXIT_FAILED;
-    }
-    return EXIT_OK;
+    if (invalid.length === 0) return EXIT_OK;
+    context.io.stderr.write(`folio import: ${describeFailure(summary)}\n`);
+    return EXIT_FAILED;
   },
 };
+
+function writeItems(
+  deps: ServiceDeps,
+  projectId: string,
+  items: ImportItem[],
+  atomic: boolean,
+  progress: Progress,
+): Promise<ImportResult[]> {
+  return importArticles(deps, projectId, items, {
+    atomic,
+    onProgress: (done) => progress.update('importing', done, items.length),
+  });
+}
+
+function describeFailure(summary: ImportSummary): string {
+  const lines = summary.invalidLines.map((entry) => entry.line);
+  const shown = `${lines.slice(0, 10).join(', ')}${lines.length > 10 ? ', …' : ''}`;
+  const plural = lines.length > 1 ? 's' : '';
+  return `${lines.length} line${plural} not imported (${shown})${summary.written ? '' : '; nothing was written'}`;
+}
 
 function readInput(file: string): string {
   try {
@@ -129,29 +133,46 @@ function parseLines(
   const lines = text.split(/\r?\n/);
   const items: ImportItem[] = [];
   const invalid: InvalidLine[] = [];
+  const firstLineOf = new Map<string, number>();
   for (const [index, raw] of lines.entries()) {
     onProgress(index + 1, lines.length);
     if (raw.trim() === '') continue;
-    const line = index + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      const message = `is not valid JSON: ${(error as Error).message}`;
-      invalid.push({ line, id: null, code: 'invalid_body', message, details: [{ path: '/', message }] });
+    const parsed = parseLine(raw, index + 1, validator);
+    if ('code' in parsed) {
+      invalid.push(parsed);
       continue;
     }
-    const details = validator.articleLineProblems(value);
-    const id = (value as { id?: unknown } | null)?.id;
-    if (details.length > 0) {
-      const shownId = typeof id === 'string' ? id : null;
-      invalid.push({ line, id: shownId, code: 'invalid_body', message: describeDetails(details), details });
-      continue;
+    // Two lines for one article is a mistake in the file; the second would silently win.
+    const first = firstLineOf.get(parsed.id);
+    if (first === undefined) {
+      firstLineOf.set(parsed.id, parsed.line);
+      items.push(parsed);
+    } else {
+      invalid.push(problem(parsed.line, parsed.id, `repeats the id "${parsed.id}" of line ${first}`, '/id'));
     }
-    const { id: _id, ...input } = value as ArticleInput & { id: string };
-    items.push({ line, id: id as string, input });
   }
   return { items, invalid };
+}
+
+function parseLine(raw: string, line: number, validator: InputValidator): ImportItem | InvalidLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return problem(line, null, `is not valid JSON: ${(error as Error).message}`, '/');
+  }
+  const details = validator.articleLineProblems(value);
+  if (details.length > 0) {
+    const id = (value as { id?: unknown } | null)?.id;
+    const shownId = typeof id === 'string' ? id : null;
+    return { line, id: shownId, code: 'invalid_body', message: describeDetails(details), details };
+  }
+  const { id, ...input } = value as ArticleInput & { id: string };
+  return { line, id, input };
+}
+
+function problem(line: number, id: string | null, message: string, path: string): InvalidLine {
+  return { line, id, code: 'invalid_body', message, details: [{ path, message }] };
 }
 
 function invalidLine(line: number, id: string, error: AppError): InvalidLine {
@@ -171,78 +192,3 @@ function describeSummary(summary: ImportSummary, continueOnError: boolean): stri
   }
   return lines.join('\n');
 }
-
-const exportCommand: CommandSpec = {
-  name: 'export',
-  summary: 'Export articles as NDJSON',
-  usage: 'folio export [--project ID] [--output FILE] [--json]',
-  help: `Writes every article of the project, published or not, one JSON object a line, in the
-format \`folio import\` reads: { id, slug, title, blocks, seo, related, published }. Importing
-the export into an empty project gives the same articles; importing it again into the same
-project reports every article unchanged. Times (publishedAt, updatedAt) are not exported:
-the importing server sets its own.
-
-Options:
-  --project ID    the project to export (default: the only project, if there is one)
-  --output FILE   write to FILE (replaced only once the export is complete) instead of stdout;
-                  with --json, a summary { project, output, articles } is printed`,
-  options: { project: { type: 'string' }, output: { type: 'string' } },
-  async run(context, { values }) {
-    const deps = await context.deps();
-    const projectId = (await getProject(deps, await resolveProjectId(deps, values.project as string))).id;
-    const output = values.output as string | undefined;
-    if (output === undefined) {
-      await writeArticles(exportArticles(deps, projectId), context.io.stdout);
-      return EXIT_OK;
-    }
-    const file = path.resolve(context.io.cwd ?? process.cwd(), output);
-    const count = await exportToFile(exportArticles(deps, projectId), file);
-    context.print(
-      { project: projectId, output: file, articles: count },
-      () => `Exported ${count} article${count === 1 ? '' : 's'} of project ${projectId} to ${file}.`,
-    );
-    return EXIT_OK;
-  },
-};
-
-async function writeArticles(articles: AsyncIterable<unknown>, stream: CliIo['stdout']): Promise<number> {
-  let count = 0;
-  for await (const article of articles) {
-    count += 1;
-    if (!stream.write(`${JSON.stringify(article)}\n`)) await once(stream, 'drain');
-  }
-  return count;
-}
-
-// Written beside the target and renamed at the end, so a failed export never leaves half a file.
-async function exportToFile(articles: AsyncIterable<unknown>, file: string): Promise<number> {
-  const partial = `${file}.partial-${process.pid}`;
-  // Opened here so a missing directory fails at once, with the file's name.
-  const stream = fs.createWriteStream(partial, { fd: openForWriting(partial, file) });
-  let failure: Error | undefined;
-  stream.on('error', (error) => {
-    failure = error;
-  });
-  try {
-    const count = await writeArticles(articles, stream);
-    await new Promise<void>((resolve) => stream.end(resolve));
-    if (failure) throw failure;
-    fs.renameSync(partial, file);
-    return count;
-  } catch (error) {
-    stream.destroy();
-    fs.rmSync(partial, { force: true });
-    throw error;
-  }
-}
-
-function openForWriting(partial: string, file: string): number {
-  try {
-    return fs.openSync(partial, 'w');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new AppError('invalid_body', `Cannot write ${file} (${code}).`);
-  }
-}
-
-export const transferCommands = [importCommand, exportCommand];

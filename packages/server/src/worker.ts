@@ -1,12 +1,11 @@
-import { loadConfig } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
 import { loadConfigOrExit, onSignals, openRuntime } from './runtime.ts';
 
 // How long a shutdown waits for webhook deliveries in flight.
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Only the webhook dispatcher, for operators who run delivery apart from the HTTP servers. */
-async function startWorker(): Promise<void> {
-  const config = await loadConfigOrExit(() => loadConfig());
+export async function startWorker(config: Config): Promise<void> {
   const { logger, database, dispatcher } = await openRuntime(config);
   dispatcher.start();
   logger.info('webhook worker running');
@@ -20,9 +19,12 @@ async function startWorker(): Promise<void> {
   );
 }
 
-startWorker().catch((error: unknown) => {
-  process.stderr.write(
-    `folio worker: could not start: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
-  process.exit(1);
-});
+if (import.meta.main) {
+  const config = await loadConfigOrExit(() => loadConfig());
+  startWorker(config).catch((error: unknown) => {
+    process.stderr.write(
+      `folio worker: could not start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  });
+}

@@ -18,6 +18,8 @@ type ServedFields = Pick<ArticleRow, 'slug' | 'title' | 'blocks' | 'seo' | 'rela
 export interface UpsertResult {
   article: AdminArticle;
   created: boolean;
+  /** False when the replace changed nothing served and no state: a no-op. */
+  changed: boolean;
 }
 
 /**
@@ -30,6 +32,17 @@ export async function upsertArticle(
   id: string,
   input: ArticleInput,
 ): Promise<UpsertResult> {
+  return transact(deps, (trx) => upsertArticleIn(trx, deps.now(), projectId, id, input));
+}
+
+/** `upsertArticle` inside the caller's transaction, so an import can write many in one. */
+export async function upsertArticleIn(
+  trx: Kysely<Database>,
+  now: number,
+  projectId: string,
+  id: string,
+  input: ArticleInput,
+): Promise<UpsertResult> {
   checkSeo(input.seo);
   const fields: ServedFields = {
     slug: input.slug,
@@ -38,43 +51,41 @@ export async function upsertArticle(
     seo: JSON.stringify(input.seo ?? {}),
     related: JSON.stringify(input.related ?? []),
   };
-  return withSlugConflicts(input.slug, () =>
-    transact(deps, async (trx) => {
-      const site = await lockProjectIn(trx, projectId);
-      const taken = await articles.findArticleBySlug(trx, projectId, input.slug);
-      if (taken && taken.id !== id) throw slugTaken(input.slug, taken.id);
-      const existing = await articles.findArticle(trx, projectId, id);
-      const now = deps.now();
-      if (existing) {
-        const row = await applyChange(
-          trx,
-          site,
-          existing,
-          fields,
-          input.published ?? existing.published === 1,
-          now,
-        );
-        return { article: toAdminArticle(row), created: false };
-      }
-      const published = input.published === true;
-      const draft: ArticleRow = {
-        project_id: projectId,
-        id,
-        ...fields,
-        published: published ? 1 : 0,
-        published_at: published ? now : null,
-        updated_at: now,
-        created_at: now,
-        served: null,
-      };
-      const row = await articles.insertArticle(trx, { ...draft, served: servedJson(draft, site) });
-      if (published) {
-        await recordEvent(trx, projectId, 'content.created', { id, slug: row.slug }, now);
-        await bumpContentVersion(trx, projectId);
-      }
-      return { article: toAdminArticle(row), created: true };
-    }),
-  );
+  return withSlugConflicts(input.slug, async () => {
+    const site = await lockProjectIn(trx, projectId);
+    const taken = await articles.findArticleBySlug(trx, projectId, input.slug);
+    if (taken && taken.id !== id) throw slugTaken(input.slug, taken.id);
+    const existing = await articles.findArticle(trx, projectId, id);
+    if (existing) {
+      const row = await applyChange(
+        trx,
+        site,
+        existing,
+        fields,
+        input.published ?? existing.published === 1,
+        now,
+      );
+      // applyChange hands back `existing` itself when there was nothing to change.
+      return { article: toAdminArticle(row), created: false, changed: row !== existing };
+    }
+    const published = input.published === true;
+    const draft: ArticleRow = {
+      project_id: projectId,
+      id,
+      ...fields,
+      published: published ? 1 : 0,
+      published_at: published ? now : null,
+      updated_at: now,
+      created_at: now,
+      served: null,
+    };
+    const row = await articles.insertArticle(trx, { ...draft, served: servedJson(draft, site) });
+    if (published) {
+      await recordEvent(trx, projectId, 'content.created', { id, slug: row.slug }, now);
+      await bumpContentVersion(trx, projectId);
+    }
+    return { article: toAdminArticle(row), created: true, changed: true };
+  });
 }
 
 /** Publishes an article; publishing a published article is a no-op. */
@@ -221,9 +232,9 @@ const REFRESH_BATCH = 500;
  * canonical paths, jsonLd URLs and og images depend on the project's site settings.
  */
 export async function refreshServedArticles(trx: Kysely<Database>, project: ProjectRow): Promise<void> {
-  let after = '';
+  let after: string | undefined;
   for (;;) {
-    const rows = await articles.listArticlesAfter(trx, project.id, after, REFRESH_BATCH);
+    const rows = await articles.listArticlesAfterId(trx, project.id, after, REFRESH_BATCH);
     for (const row of rows) await articles.setServed(trx, project.id, row.id, servedJson(row, project));
     if (rows.length < REFRESH_BATCH) return;
     after = rows[rows.length - 1]!.id;

@@ -177,23 +177,6 @@ export async function countAllArticles(db: Kysely<Database>, projectId: string):
   return Number(row.count);
 }
 
-/** A batch of a project's articles in id order, after `afterId`: for rebuilding served JSON. */
-export async function listArticlesAfter(
-  db: Kysely<Database>,
-  projectId: string,
-  afterId: string,
-  limit: number,
-): Promise<ArticleRow[]> {
-  return db
-    .selectFrom('articles')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-}
-
 export async function setServed(
   db: Kysely<Database>,
   projectId: string,
@@ -261,4 +244,16 @@ export async function listPublishedKeysFrom(
   }
   const rows = await query.orderBy('published_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows as ListCursor[];
+}
+
+/** Up to `limit` articles of a project with ids after `afterId`, by id: keyset pages for export. */
+export async function listArticlesAfterId(
+  db: Kysely<Database>,
+  projectId: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<ArticleRow[]> {
+  let query = db.selectFrom('articles').selectAll().where('project_id', '=', projectId);
+  if (afterId !== undefined) query = query.where('id', '>', afterId);
+  return query.orderBy('id', 'asc').limit(limit).execute();
 }

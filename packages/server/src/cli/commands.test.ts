@@ -1,0 +1,247 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { authenticateContentKey } from '../services/content-keys.ts';
+import { countRows } from '../test/assertions.ts';
+import { cliEnv, runFolio } from '../test/cli-runner.ts';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
+import { startReceiver } from '../test/receiver.ts';
+import { createDispatcher } from '../webhooks/dispatcher.ts';
+import { createSecretBox } from '../webhooks/secret-box.ts';
+import { COMMANDS } from './run.ts';
+
+for (const dialect of DIALECTS) {
+  describe(`folio commands [${dialect}]`, () => {
+    let database: TestDatabase;
+    let env: Record<string, string>;
+    beforeEach(async () => {
+      database = await createTestDatabase(dialect);
+      env = cliEnv(database);
+    });
+    afterEach(() => database.close());
+
+    const folio = (...argv: string[]) => runFolio(env, argv);
+    const createProject = async (...extra: string[]) => {
+      const run = await folio('projects', 'create', '--name', 'Blog', '--json', ...extra);
+      assert.equal(run.code, 0, run.stderr);
+      return run.json<{ id: string }>().id;
+    };
+
+    test('migrate applies every migration once, on an empty database, and then has nothing to do', async () => {
+      const first = await folio('migrate', '--json');
+      assert.equal(first.code, 0, first.stderr);
+      assert.deepEqual(first.json().applied, ['0001-initial', '0002-webhooks', '0003-served-articles']);
+      assert.equal(first.json().database, dialect);
+      const again = await folio('migrate');
+      assert.equal(again.code, 0);
+      assert.match(again.stdout, /up to date/);
+    });
+
+    test('projects create prints the project (normalized as the API does) and list shows it', async () => {
+      const created = await folio(
+        'projects',
+        'create',
+        '--name',
+        'My blog',
+        '--website-url',
+        'https://www.example.com/',
+        '--articles-path',
+        'blog/',
+        '--json',
+      );
+      assert.equal(created.code, 0, created.stderr);
+      const project = created.json();
+      assert.match(project.id, /^prj_/);
+      assert.equal(project.name, 'My blog');
+      assert.equal(project.websiteUrl, 'https://www.example.com');
+      assert.equal(project.articlesPath, '/blog');
+      assert.equal(created.stderr, '');
+
+      const listed = await folio('projects', 'list', '--json');
+      assert.deepEqual(listed.json(), [project]);
+      const human = await folio('projects', 'list');
+      assert.match(
+        human.stdout,
+        new RegExp(`${project.id}\\s+My blog\\s+https://www\\.example\\.com\\s+/blog`),
+      );
+    });
+
+    test('projects create refuses what the API refuses, names the field, and writes nothing', async () => {
+      const cases: [string[], RegExp][] = [
+        [['--website-url', 'ftp://example.com'], /websiteUrl/],
+        [['--website-url', 'https://example.com/path'], /websiteUrl/],
+        [['--articles-path', '/a b'], /articlesPath/],
+        [['--name', ''], /name/],
+      ];
+      for (const [extra, field] of cases) {
+        const run = await folio('projects', 'create', '--name', 'Blog', ...extra, '--json');
+        assert.equal(run.code, 1, `${extra.join(' ')}: ${run.stderr}`);
+        assert.match(run.stderr, field);
+        assert.equal(run.stderr.trim().split('\n').length, 1, 'one line on stderr');
+        assert.equal(run.json().error.code, 'invalid_body');
+      }
+      assert.equal((await countRows(database.db)).projects, 0);
+    });
+
+    test('usage errors exit 2 with one line naming the problem and the usage', async () => {
+      const missing = await folio('projects', 'create');
+      assert.equal(missing.code, 2);
+      assert.match(
+        missing.stderr,
+        /^folio projects create: --name is required\nUsage: folio projects create/,
+      );
+      const unknown = await folio('projects', 'create', '--name', 'x', '--colour', 'red');
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /Unknown option '--colour'/);
+      const noProject = await folio('keys', 'list');
+      assert.equal(noProject.code, 2);
+      assert.match(noProject.stderr, /missing PROJECT/);
+      const extra = await folio('keys', 'list', 'a', 'b');
+      assert.equal(extra.code, 2);
+      assert.match(extra.stderr, /unexpected argument "b"/);
+      const command = await folio('projects', 'frobnicate');
+      assert.equal(command.code, 2);
+      assert.match(command.stderr, /unknown command "projects frobnicate"/);
+      const page = await folio('webhook', 'deliveries', 'prj_x', '--limit', '0');
+      assert.equal(page.code, 2);
+      assert.match(page.stderr, /--limit must be a whole number/);
+    });
+
+    test('a bad configuration exits 2 naming each variable, before touching the database', async () => {
+      const run = await runFolio({ ...env, PORT: 'abc', FOLIO_WEBHOOK_TIMEOUT: 'soon' }, [
+        'projects',
+        'list',
+      ]);
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /PORT="abc" is not valid/);
+      assert.match(run.stderr, /FOLIO_WEBHOOK_TIMEOUT="soon" is not valid/);
+      assert.equal(run.stdout, '');
+    });
+
+    test('keys create shows a working key once; list shows no secret; revoke stops it', async () => {
+      const projectId = await createProject();
+      const created = await folio('keys', 'create', projectId, '--name', 'website', '--json');
+      assert.equal(created.code, 0, created.stderr);
+      const key = created.json();
+      assert.match(key.key, /^folio_ck_/);
+      assert.equal(key.name, 'website');
+      const deps = { db: database.db, now: Date.now };
+      assert.equal((await authenticateContentKey(deps, key.key, projectId)).project.id, projectId);
+
+      const human = await folio('keys', 'create', projectId);
+      assert.match(human.stdout, /will not be shown again:\n\n {2}folio_ck_\S+/);
+
+      const listed = await folio('keys', 'list', projectId, '--json');
+      assert.equal(listed.code, 0);
+      assert.deepEqual(
+        listed
+          .json()
+          .map((k: { name: string }) => k.name)
+          .sort(),
+        ['cli', 'website'],
+      );
+      assert.ok(!listed.stdout.includes(key.key), 'the list never shows a secret');
+      assert.ok(!(await folio('keys', 'list', projectId)).stdout.includes(key.key));
+
+      const revoked = await folio('keys', 'revoke', projectId, key.id, '--json');
+      assert.equal(revoked.code, 0, revoked.stderr);
+      assert.deepEqual(revoked.json(), { id: key.id, revoked: true });
+      await assert.rejects(authenticateContentKey(deps, key.key, projectId), { code: 'unauthorized' });
+      assert.equal((await folio('keys', 'list', projectId, '--json')).json().length, 1);
+
+      const again = await folio('keys', 'revoke', projectId, key.id, '--json');
+      assert.equal(again.code, 1);
+      assert.equal(again.json().error.code, 'not_found');
+      assert.equal(again.stderr, `folio keys revoke: Key "${key.id}" was not found.\n`);
+    });
+
+    test('an unknown project is exit 1 with not_found, in JSON and on stderr', async () => {
+      for (const argv of [
+        ['keys', 'create', 'prj_nope'],
+        ['keys', 'list', 'prj_nope'],
+        ['webhook', 'reveal', 'prj_nope'],
+        ['webhook', 'deliveries', 'prj_nope'],
+        ['export', '--project', 'prj_nope'],
+      ]) {
+        const run = await folio(...argv, '--json');
+        assert.equal(run.code, 1, argv.join(' '));
+        assert.equal(run.json().error.code, 'not_found', argv.join(' '));
+        assert.match(run.stderr, /Project "prj_nope" was not found/);
+      }
+    });
+
+    test('webhook set, reveal, test and deliveries: the test event reaches a receiver signed', async () => {
+      const receiver = await startReceiver();
+      try {
+        const projectId = await createProject();
+        const refused = await folio('webhook', 'set', projectId, receiver.url, '--json');
+        assert.equal(refused.code, 1, 'a loopback URL is refused unless private addresses are allowed');
+        assert.match(refused.stderr, /FOLIO_WEBHOOK_ALLOW_PRIVATE/);
+
+        env.FOLIO_WEBHOOK_ALLOW_PRIVATE = 'true';
+        const noUrl = await folio('webhook', 'test', projectId, '--json');
+        assert.equal(noUrl.code, 1);
+        assert.equal(noUrl.json().error.code, 'conflict');
+
+        const set = await folio('webhook', 'set', projectId, receiver.url, '--json');
+        assert.equal(set.code, 0, set.stderr);
+        assert.equal(set.json().url, receiver.url);
+        assert.equal(set.json().signed, false);
+
+        const secret = (await folio('webhook', 'reveal', projectId, '--json')).json().secret;
+        assert.match(secret, /^whsec_/);
+        assert.equal((await folio('webhook', 'reveal', projectId)).stdout, `${secret}\n`);
+        receiver.secrets = [secret];
+
+        const queued = await folio('webhook', 'test', projectId, '--json');
+        assert.equal(queued.code, 0, queued.stderr);
+        const { deliveryId, webhookId } = queued.json();
+        const pending = (await folio('webhook', 'deliveries', projectId, '--json')).json();
+        assert.equal(pending.pagination.total, 1);
+        assert.equal(pending.data[0].id, deliveryId);
+        assert.equal(pending.data[0].status, 'pending');
+
+        // What a running server's dispatcher does with it.
+        const dispatcher = createDispatcher({
+          db: database.db,
+          lockRows: dialect === 'postgres',
+          now: Date.now,
+          retryScheduleMs: [1_000],
+          timeoutMs: 2_000,
+          allowPrivate: true,
+          secretBox: createSecretBox(undefined),
+          userAgent: 'Folio-Webhooks/test',
+        });
+        await dispatcher.runOnce();
+        const [received] = await receiver.waitFor(1);
+        assert.equal(received!.json.event, 'webhook.test');
+        assert.equal(received!.headers['webhook-id'], webhookId);
+        assert.deepEqual(received!.verified, [true]);
+
+        const done = (await folio('webhook', 'deliveries', projectId, '--json')).json();
+        assert.equal(done.data[0].status, 'succeeded');
+        const human = await folio('webhook', 'deliveries', projectId);
+        assert.match(human.stdout, new RegExp(`${deliveryId}\\s+webhook\\.test\\s+succeeded\\s+1\\s+204`));
+
+        const removed = await folio('webhook', 'set', projectId, '--remove', '--json');
+        assert.equal(removed.code, 0);
+        assert.equal(removed.json().url, null);
+        assert.equal((await folio('webhook', 'set', projectId)).code, 2, 'neither URL nor --remove');
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    test('--help of every command exits 0 with its usage; folio --help lists every command', async () => {
+      for (const command of COMMANDS) {
+        const run = await folio(...command.name.split(' '), '--help');
+        assert.equal(run.code, 0, command.name);
+        assert.ok(run.stdout.startsWith(`Usage: folio ${command.name}`), run.stdout);
+        assert.match(run.stdout, /--json/);
+      }
+      const top = await folio('--help');
+      assert.equal(top.code, 0);
+      for (const command of COMMANDS) assert.match(top.stdout, new RegExp(`\\n  ${command.name}\\s`));
+      assert.equal((await folio()).code, 2, 'no command is a usage error');
+    });
+  });
+}

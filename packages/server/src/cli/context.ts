@@ -1,0 +1,156 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type Config, loadConfig } from '../config.ts';
+import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { AppError } from '../errors.ts';
+import type { ServiceDeps } from '../services/deps.ts';
+import { listProjects } from '../services/projects.ts';
+import { createSecretBox } from '../webhooks/secret-box.ts';
+
+/** Where a command reads its environment and writes its output; tests pass their own. */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  cwd?: string;
+}
+
+/** The exit codes: 0 ok, 1 the operation failed, 2 the command line or configuration is wrong. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/** A wrong command line: exit code 2, the message and a pointer to `--help`. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** What every command gets: its parsed arguments, output helpers and, on demand, the database. */
+export interface CommandContext {
+  io: CliIo;
+  json: boolean;
+  /** The configuration from `io.env`, loaded once. */
+  config(): Config;
+  /** The services' dependencies on a migrated database, opened once and closed by the runner. */
+  deps(): Promise<ServiceDeps>;
+  /** Writes `data` as JSON with `--json`, else the human text `text()` builds. */
+  print(data: unknown, text: () => string): void;
+}
+
+export interface CommandSpec {
+  /** `projects create`: the words that select the command. */
+  name: string;
+  summary: string;
+  /** The full help text after the usage line. */
+  help: string;
+  usage: string;
+  options?: ParseArgsConfig['options'];
+  /** Positional arguments: names of the required ones, in order. */
+  positionals?: string[];
+  /** Names of optional positional arguments after the required ones. */
+  optionalPositionals?: string[];
+  run(context: CommandContext, args: ParsedArgs): Promise<number>;
+}
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/** Parses a command's arguments strictly: unknown options and missing positionals are usage errors. */
+export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { ...spec.options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    // Node's message goes on to explain `--`; the first sentence names the problem.
+    throw new UsageError((error as Error).message.split(/\.\s|\n/)[0]!);
+  }
+  const required = spec.positionals ?? [];
+  if (!parsed.values.help) {
+    if (parsed.positionals.length < required.length) {
+      throw new UsageError(`missing ${required.slice(parsed.positionals.length).join(' and ')}`);
+    }
+    const most = required.length + (spec.optionalPositionals?.length ?? 0);
+    if (parsed.positionals.length > most) {
+      throw new UsageError(`unexpected argument "${parsed.positionals[most]}"`);
+    }
+  }
+  return {
+    values: parsed.values as ParsedArgs['values'],
+    positionals: parsed.positionals,
+  };
+}
+
+/** The context a runner hands to a command; `close()` releases the database if it was opened. */
+export function createContext(io: CliIo, json: boolean): CommandContext & { close(): Promise<void> } {
+  let config: Config | undefined;
+  let database: Promise<{ handle: DatabaseHandle; deps: ServiceDeps }> | undefined;
+  const context = {
+    io,
+    json,
+    config: () => {
+      config ??= loadConfig(io.env, io.cwd);
+      return config;
+    },
+    deps: async () => {
+      database ??= openMigrated(context.config());
+      return (await database).deps;
+    },
+    print(data: unknown, text: () => string) {
+      io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text()}\n`);
+    },
+    async close() {
+      if (database) await (await database).handle.db.destroy();
+    },
+  };
+  return context;
+}
+
+async function openMigrated(config: Config): Promise<{ handle: DatabaseHandle; deps: ServiceDeps }> {
+  const handle = await openDatabase({ ...config, poolSize: 2 });
+  try {
+    await migrateToLatest(handle.db, handle.dialect);
+  } catch (error) {
+    await handle.db.destroy();
+    throw error;
+  }
+  const deps: ServiceDeps = {
+    db: handle.db,
+    now: Date.now,
+    webhooks: { allowPrivate: config.webhookAllowPrivate, secretBox: createSecretBox(config.secretKey) },
+  };
+  return { handle, deps };
+}
+
+/**
+ * The project a command works on: `--project` when given; otherwise the only project, so a
+ * single-site installation needs no id. With none or several, the id is required.
+ */
+export async function resolveProjectId(deps: ServiceDeps, given: string | undefined): Promise<string> {
+  if (given) return given;
+  const projects = await listProjects(deps);
+  if (projects.length === 1) return projects[0]!.id;
+  if (projects.length === 0) {
+    throw new AppError('not_found', 'There is no project yet; create one with `folio projects create`.');
+  }
+  throw new UsageError(
+    `--project is required: there are ${projects.length} projects (see \`folio projects list\`)`,
+  );
+}
+
+/** Text columns, padded to the widest cell of each. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,194 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ArticleInput } from '@folio/schema';
+import type { ErrorDetail } from '../errors.ts';
+import { AppError } from '../errors.ts';
+import { type ImportItem, type ImportResult, importArticles } from '../services/article-transfer.ts';
+import type { ServiceDeps } from '../services/deps.ts';
+import { getProject } from '../services/projects.ts';
+import { type CommandSpec, EXIT_FAILED, EXIT_OK, resolveProjectId } from './context.ts';
+import { createProgress, type Progress } from './progress.ts';
+import { createInputValidator, describeDetails, type InputValidator } from './validate.ts';
+
+/** A line that was not imported, and why. */
+export interface InvalidLine {
+  line: number;
+  id: string | null;
+  code: string;
+  message: string;
+  details: ErrorDetail[];
+}
+
+export interface ImportSummary {
+  project: string;
+  file: string;
+  /** False when nothing was written because a line was invalid (without --continue-on-error). */
+  written: boolean;
+  created: number;
+  updated: number;
+  unchanged: number;
+  invalid: number;
+  invalidLines: InvalidLine[];
+}
+
+export const importCommand: CommandSpec = {
+  name: 'import',
+  summary: 'Import articles from an NDJSON file',
+  usage: 'folio import FILE [--project ID] [--continue-on-error] [--json]',
+  help: `Creates or replaces articles from FILE, one JSON object a line:
+  { "id", "slug", "title", "blocks", "seo"?, "related"?, "published"? }
+Each line is checked against the same JSON Schema as the management API's article PUT, and
+written through the same service, so an import is idempotent by id: running it again reports
+every article unchanged. Blank lines are skipped.
+
+Every line is checked before anything is written. Without --continue-on-error, one invalid
+line (or one that cannot be written, e.g. a slug another article holds) means nothing is
+written at all. With it, the valid lines are written and the others reported.
+
+The summary counts created, updated, unchanged and invalid lines and names each invalid line.
+An id on two lines is an error in the file: the second line is reported, not written.
+The exit code is 0 when every line was imported and 1 otherwise.
+
+Options:
+  --project ID          the project to import into (default: the only project, if there is one)
+  --continue-on-error   write the valid lines even when some lines are invalid`,
+  options: { project: { type: 'string' }, 'continue-on-error': { type: 'boolean' } },
+  positionals: ['FILE'],
+  async run(context, { values, positionals }) {
+    const file = path.resolve(context.io.cwd ?? process.cwd(), positionals[0]!);
+    const text = readInput(file);
+    const deps = await context.deps();
+    const projectId = (await getProject(deps, await resolveProjectId(deps, values.project as string))).id;
+    const progress = createProgress(context.io.stderr);
+    const validator = createInputValidator(context.config().baseUrl);
+    const { items, invalid } = parseLines(text, validator, (done, total) =>
+      progress.update('checking', done, total),
+    );
+
+    const continueOnError = values['continue-on-error'] === true;
+    const summary: ImportSummary = {
+      project: projectId,
+      file,
+      written: false,
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      invalid: 0,
+      invalidLines: invalid,
+    };
+    if (invalid.length === 0 || continueOnError) {
+      const results = await writeItems(deps, projectId, items, !continueOnError, progress);
+      for (const result of results) {
+        if ('error' in result) invalid.push(invalidLine(result.line, result.id, result.error));
+        else summary[result.outcome] += 1;
+      }
+      summary.written = continueOnError || !results.some((result) => 'error' in result);
+    }
+    progress.done();
+    invalid.sort((a, b) => a.line - b.line);
+    summary.invalid = invalid.length;
+    context.print(summary, () => describeSummary(summary, continueOnError));
+    if (invalid.length === 0) return EXIT_OK;
+    context.io.stderr.write(`folio import: ${describeFailure(summary)}\n`);
+    return EXIT_FAILED;
+  },
+};
+
+function writeItems(
+  deps: ServiceDeps,
+  projectId: string,
+  items: ImportItem[],
+  atomic: boolean,
+  progress: Progress,
+): Promise<ImportResult[]> {
+  return importArticles(deps, projectId, items, {
+    atomic,
+    onProgress: (done) => progress.update('importing', done, items.length),
+  });
+}
+
+function describeFailure(summary: ImportSummary): string {
+  const lines = summary.invalidLines.map((entry) => entry.line);
+  const shown = `${lines.slice(0, 10).join(', ')}${lines.length > 10 ? ', …' : ''}`;
+  const plural = lines.length > 1 ? 's' : '';
+  return `${lines.length} line${plural} not imported (${shown})${summary.written ? '' : '; nothing was written'}`;
+}
+
+function readInput(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new AppError('not_found', `The file ${file} does not exist.`);
+    throw new AppError('invalid_body', `The file ${file} cannot be read (${code ?? String(error)}).`);
+  }
+}
+
+/** Checks every line; valid ones become import items, the others are reported by line number. */
+function parseLines(
+  text: string,
+  validator: InputValidator,
+  onProgress: (done: number, total: number) => void,
+): { items: ImportItem[]; invalid: InvalidLine[] } {
+  const lines = text.split(/\r?\n/);
+  const items: ImportItem[] = [];
+  const invalid: InvalidLine[] = [];
+  const firstLineOf = new Map<string, number>();
+  for (const [index, raw] of lines.entries()) {
+    onProgress(index + 1, lines.length);
+    if (raw.trim() === '') continue;
+    const parsed = parseLine(raw, index + 1, validator);
+    if ('code' in parsed) {
+      invalid.push(parsed);
+      continue;
+    }
+    // Two lines for one article is a mistake in the file; the second would silently win.
+    const first = firstLineOf.get(parsed.id);
+    if (first === undefined) {
+      firstLineOf.set(parsed.id, parsed.line);
+      items.push(parsed);
+    } else {
+      invalid.push(problem(parsed.line, parsed.id, `repeats the id "${parsed.id}" of line ${first}`, '/id'));
+    }
+  }
+  return { items, invalid };
+}
+
+function parseLine(raw: string, line: number, validator: InputValidator): ImportItem | InvalidLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return problem(line, null, `is not valid JSON: ${(error as Error).message}`, '/');
+  }
+  const details = validator.articleLineProblems(value);
+  if (details.length > 0) {
+    const id = (value as { id?: unknown } | null)?.id;
+    const shownId = typeof id === 'string' ? id : null;
+    return { line, id: shownId, code: 'invalid_body', message: describeDetails(details), details };
+  }
+  const { id, ...input } = value as ArticleInput & { id: string };
+  return { line, id, input };
+}
+
+function problem(line: number, id: string | null, message: string, path: string): InvalidLine {
+  return { line, id, code: 'invalid_body', message, details: [{ path, message }] };
+}
+
+function invalidLine(line: number, id: string, error: AppError): InvalidLine {
+  return { line, id, code: error.code, message: error.message, details: error.details ?? [] };
+}
+
+function describeSummary(summary: ImportSummary, continueOnError: boolean): string {
+  const lines = [
+    `${summary.written ? 'Imported into' : 'Nothing was imported into'} project ${summary.project}: ` +
+      `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.invalid} invalid.`,
+  ];
+  for (const entry of summary.invalidLines) {
+    lines.push(`  line ${entry.line}${entry.id ? ` (id ${entry.id})` : ''}: ${entry.message}`);
+  }
+  if (!summary.written && summary.invalid > 0 && !continueOnError) {
+    lines.push('Fix these lines, or run again with --continue-on-error to import the valid ones.');
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { countRows } from '../test/assertions.ts';
+import { cliEnv } from '../test/cli-runner.ts';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `file args` as a real process and waits for it to exit. */
+function run(file: string, args: string[], env: Record<string, string>, cwd: string): Promise<Exit> {
+  return new Promise((resolve) => {
+    const { DATABASE_URL: _ignored, ...inherited } = process.env;
+    execFile(
+      file,
+      args,
+      { env: { ...inherited, LOG_LEVEL: 'warn', FOLIO_DEMO: 'false', ...env }, cwd, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? ((error as { code?: unknown }).code as number | null) : 0;
+        resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('folio as a real process', () => {
+  test('bin/folio.js --help runs on the pinned Node and exits 0', async () => {
+    const exit = await run(process.execPath, [BIN, '--help'], {}, os.tmpdir());
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.match(exit.stdout, /Usage: folio <command> \[options\]/);
+    assert.equal(exit.stderr, '');
+  });
+
+  test('npm links the bin: node_modules/.bin/folio works through its shebang (whatever node is on PATH)', async () => {
+    const linked = path.join(REPO, 'node_modules', '.bin', 'folio');
+    assert.ok(fs.existsSync(linked), 'npm install links the folio bin');
+    const exit = await run(linked, ['import', '--help'], {}, REPO);
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.match(exit.stdout, /^Usage: folio import FILE/);
+  });
+
+  test('an unknown command exits 2 with one line on stderr', async () => {
+    const exit = await run(process.execPath, [BIN, 'frobnicate'], {}, os.tmpdir());
+    assert.equal(exit.code, 2);
+    assert.equal(exit.stderr, 'folio: unknown command "frobnicate"; see `folio --help`\n');
+  });
+});
+
+for (const dialect of DIALECTS) {
+  describe(`folio as a real process [${dialect}]`, () => {
+    let database: TestDatabase;
+    let dir: string;
+    let env: Record<string, string>;
+    beforeEach(async () => {
+      database = await createTestDatabase(dialect);
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-cli-'));
+      env = cliEnv(database);
+    });
+    afterEach(async () => {
+      await database.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const folio = (...args: string[]) => run(process.execPath, [BIN, ...args], env, dir);
+
+    test('projects create --json prints the project on stdout', async () => {
+      const exit = await folio('projects', 'create', '--name', 'From a shell', '--json');
+      assert.equal(exit.code, 0, exit.stderr);
+      const project = JSON.parse(exit.stdout);
+      assert.match(project.id, /^prj_/);
+      assert.equal(project.name, 'From a shell');
+      assert.equal((await countRows(database.db)).projects, 1);
+    });
+
+    test('import with one invalid line exits 1 and writes nothing; --continue-on-error writes the valid lines', async () => {
+      const created = await folio('projects', 'create', '--name', 'Blog', '--json');
+      const projectId = JSON.parse(created.stdout).id;
+      const lines = [
+        { id: 'one', slug: 'one', title: 'One', blocks: [], published: true },
+        { id: 'two', slug: 'two', title: 'Two', blocks: [{ type: 'quote' }] },
+        { id: 'three', slug: 'three', title: 'Three', blocks: [] },
+      ];
+      fs.writeFileSync(
+        path.join(dir, 'articles.ndjson'),
+        lines.map((line) => JSON.stringify(line)).join('\n'),
+      );
+
+      const refused = await folio('import', 'articles.ndjson');
+      assert.equal(refused.code, 1);
+      assert.match(
+        refused.stdout,
+        /^Nothing was imported into project prj_\w+: 0 created, 0 updated, 0 unchanged, 1 invalid\./,
+      );
+      assert.match(refused.stdout, /line 2 \(id two\): blocks\/0\/content is required/);
+      assert.equal(refused.stderr, 'folio import: 1 line not imported (2); nothing was written\n');
+      assert.equal((await countRows(database.db)).articles, 0);
+
+      const partial = await folio(
+        'import',
+        'articles.ndjson',
+        '--continue-on-error',
+        '--project',
+        projectId,
+        '--json',
+      );
+      assert.equal(partial.code, 1);
+      const summary = JSON.parse(partial.stdout);
+      assert.equal(summary.created, 2);
+      assert.deepEqual(
+        summary.invalidLines.map((entry: { line: number }) => entry.line),
+        [2],
+      );
+      const exported = await folio('export');
+      assert.equal(exported.code, 0, exported.stderr);
+      assert.deepEqual(
+        exported.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).id),
+        ['one', 'three'],
+      );
+    });
+  });
+}
+
+describe('folio start as a real process', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-cli-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('starts the server, and SIGTERM through the launcher stops it cleanly', async () => {
+    const { DATABASE_URL: _ignored, ...inherited } = process.env;
+    const child = spawn(process.execPath, [BIN, 'start'], {
+      env: { ...inherited, FOLIO_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn', FOLIO_DEMO: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    while (!output.includes('Folio is running')) {
+      assert.equal(child.exitCode, null, output);
+      assert.ok(Date.now() < deadline, `did not start:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.match(output, /Admin token \(shown once/);
+    assert.ok(fs.existsSync(path.join(dir, 'folio.sqlite')));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, output);
+  });
+});

@@ -1,0 +1,132 @@
+import { ConfigError } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { FOLIO_VERSION } from '../version.ts';
+import {
+  type CliIo,
+  type CommandSpec,
+  createContext,
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_USAGE,
+  parseCommandArgs,
+  UsageError,
+} from './context.ts';
+import { exportCommand } from './export.ts';
+import { importCommand } from './import.ts';
+import { keyCommands } from './keys.ts';
+import { projectCommands } from './projects.ts';
+import { serverCommands } from './server.ts';
+import { webhookCommands } from './webhook.ts';
+
+/** Every command, in the order `folio --help` lists them. */
+export const COMMANDS: CommandSpec[] = [
+  ...serverCommands,
+  ...projectCommands,
+  ...keyCommands,
+  ...webhookCommands,
+  importCommand,
+  exportCommand,
+];
+
+/**
+ * Runs one `folio` command line and answers its exit code: 0 ok, 1 the operation failed (not
+ * found, invalid input, invalid import lines), 2 a usage or configuration error. Output goes to
+ * `io.stdout` (results; JSON with --json) and `io.stderr` (one-line errors, progress).
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const json = argv.includes('--json');
+  const { command, rest } = findCommand(argv);
+  if (!command) return printTopLevel(argv, io);
+  const context = createContext(io, json);
+  try {
+    const args = parseCommandArgs(command, rest);
+    if (args.values.help) {
+      io.stdout.write(commandHelp(command));
+      return EXIT_OK;
+    }
+    return await command.run(context, args);
+  } catch (error) {
+    return reportError(error, command, io, json);
+  } finally {
+    await context.close();
+  }
+}
+
+function findCommand(argv: string[]): { command: CommandSpec | undefined; rest: string[] } {
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  for (const length of [2, 1]) {
+    const name = words.slice(0, length).join(' ');
+    const command = COMMANDS.find((candidate) => candidate.name === name);
+    // The command words must come first; options may follow anywhere after them.
+    if (command && argv.slice(0, length).join(' ') === name) return { command, rest: argv.slice(length) };
+  }
+  return { command: undefined, rest: argv };
+}
+
+function printTopLevel(argv: string[], io: CliIo): number {
+  const [first, second] = argv;
+  if (first === '--version' || first === '-v') {
+    io.stdout.write(`${FOLIO_VERSION}\n`);
+    return EXIT_OK;
+  }
+  const group = COMMANDS.filter((command) => command.name.startsWith(`${first} `));
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    io.stdout.write(topLevelHelp(COMMANDS));
+    return first === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (group.length > 0 && (second === undefined || second === '--help' || second === '-h')) {
+    io.stdout.write(topLevelHelp(group));
+    return second === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const what = group.length > 0 ? `unknown command "${first} ${second}"` : `unknown command "${first}"`;
+  io.stderr.write(`folio: ${what}; see \`folio --help\`\n`);
+  return EXIT_USAGE;
+}
+
+function topLevelHelp(commands: CommandSpec[]): string {
+  const width = Math.max(...commands.map((command) => command.name.length));
+  return `Folio ${FOLIO_VERSION}: the command line of a Folio server. It works on the database directly
+(the same DATABASE_URL / FOLIO_DATA_DIR configuration as the server), so it runs with or without
+a server, and applies pending migrations first.
+
+Usage: folio <command> [options]
+
+Commands:
+${commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
+
+Every command takes --help, and --json to print machine-readable JSON on stdout.
+Exit codes: 0 ok, 1 the operation failed, 2 a usage or configuration error.
+`;
+}
+
+function commandHelp(command: CommandSpec): string {
+  return `Usage: ${command.usage}\n\n${command.help}\n\n  --json    print machine-readable JSON on stdout\n  --help    show this help\n`;
+}
+
+function reportError(error: unknown, command: CommandSpec, io: CliIo, json: boolean): number {
+  const prefix = `folio ${command.name}`;
+  if (error instanceof UsageError) {
+    io.stderr.write(`${prefix}: ${error.message}\nUsage: ${command.usage}\n`);
+    return EXIT_USAGE;
+  }
+  if (error instanceof ConfigError) {
+    for (const problem of error.problems) io.stderr.write(`${prefix}: ${problem}\n`);
+    return EXIT_USAGE;
+  }
+  const appError = error instanceof AppError ? error : undefined;
+  const message = appError ? appError.message : `failed: ${describeUnexpected(error)}`;
+  if (json) {
+    const body = appError
+      ? { code: appError.code, message, ...(appError.details ? { details: appError.details } : {}) }
+      : { code: 'internal', message };
+    io.stdout.write(`${JSON.stringify({ success: false, error: body }, null, 2)}\n`);
+  }
+  io.stderr.write(`${prefix}: ${message}\n`);
+  return EXIT_FAILED;
+}
+
+function describeUnexpected(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return describeUnexpected(error.errors[0]);
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}

@@ -1,0 +1,56 @@
+import { ArticleIdSchema, articleInputSchema, type BlocksSchema, blocksJsonSchema } from '@folio/schema';
+import { type TSchema, Type } from '@sinclair/typebox';
+import type { ErrorObject } from 'ajv';
+import { AppError, type ErrorDetail } from '../errors.ts';
+import { createValidatorCompiler, describeValidationErrors, MAX_DETAILS } from '../http/validation.ts';
+
+type Check = ((value: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/**
+ * The HTTP API's validators for command-line input: the same Ajv setup and, for articles, the
+ * same JSON Schema as the ingest route (the blocks document served at /public/v1/schema/blocks.json),
+ * so a bad article gets the same `details` here as over HTTP.
+ */
+export function createInputValidator(baseUrl: string) {
+  const blocksSchema = blocksJsonSchema(baseUrl);
+  const compile = createValidatorCompiler([blocksSchema]);
+  const compileBody = (schema: TSchema) => compile({ schema, httpPart: 'body' }) as Check;
+  const article = compileBody(
+    articleInputSchema(Type.Unsafe<typeof BlocksSchema.static>({ $ref: blocksSchema.$id })),
+  );
+  const articleId = compileBody(ArticleIdSchema);
+  const problems = (check: Check, value: unknown): ErrorDetail[] =>
+    check(value) ? [] : describeValidationErrors(check.errors ?? []);
+
+  return {
+    /** Throws `invalid_body` naming each problem unless `value` matches `schema`. */
+    check(schema: TSchema, value: unknown): void {
+      const details = problems(compileBody(schema), value);
+      if (details.length > 0)
+        throw new AppError('invalid_body', `Invalid input: ${describeDetails(details)}.`, details);
+    },
+    /** The problems of one import line `{ id, ...article }`; none when it can be ingested. */
+    articleLineProblems(value: unknown): ErrorDetail[] {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        return [{ path: '/', message: 'must be an object' }];
+      }
+      const { id, ...input } = value as Record<string, unknown>;
+      const idProblems: ErrorDetail[] =
+        id === undefined
+          ? [{ path: '/id', message: 'is required' }]
+          : problems(articleId, id).map((detail) => ({ ...detail, path: '/id' }));
+      return [...idProblems, ...problems(article, input)].slice(0, MAX_DETAILS);
+    },
+  };
+}
+
+export type InputValidator = ReturnType<typeof createInputValidator>;
+
+/** The first problem as a phrase (`blocks/0/level must be >= 2`), and how many more there are. */
+export function describeDetails(details: ErrorDetail[]): string {
+  const first = details[0];
+  if (!first) return 'is not valid';
+  const field = first.path === '/' ? '' : `${first.path.replace(/^\//, '')} `;
+  const rest = details.length - 1;
+  return `${field}${first.message}${rest > 0 ? ` (and ${rest} more problem${rest > 1 ? 's' : ''})` : ''}`;
+}

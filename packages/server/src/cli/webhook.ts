@@ -1,0 +1,107 @@
+import { WebhookInputSchema } from '@folio/schema';
+import { listDeliveries, revealWebhookSecret, sendTestEvent, setWebhookUrl } from '../services/webhooks.ts';
+import { type CommandSpec, EXIT_OK, table, UsageError } from './context.ts';
+import { createInputValidator } from './validate.ts';
+
+const setCommand: CommandSpec = {
+  name: 'webhook set',
+  summary: "Set (or remove) a project's webhook URL",
+  usage: 'folio webhook set PROJECT URL [--json]\n       folio webhook set PROJECT --remove [--json]',
+  help: `Points PROJECT's webhook at URL (https: or http:). Unless FOLIO_WEBHOOK_ALLOW_PRIVATE=true, a
+URL that resolves to a loopback, private or link-local address is refused.
+
+Options:
+  --remove   remove the webhook URL instead; no more deliveries are queued`,
+  options: { remove: { type: 'boolean' } },
+  positionals: ['PROJECT'],
+  optionalPositionals: ['URL'],
+  async run(context, { values, positionals }) {
+    const [projectId, url] = positionals as [string, string | undefined];
+    if ((values.remove === true) === (url !== undefined)) throw new UsageError('give either URL or --remove');
+    const input = { url: url ?? null };
+    createInputValidator(context.config().baseUrl).check(WebhookInputSchema, input);
+    const webhook = await setWebhookUrl(await context.deps(), projectId, input.url);
+    context.print(webhook, () =>
+      webhook.url === null
+        ? 'Removed the webhook URL.'
+        : `Webhook URL set to ${webhook.url} (${webhook.signed ? 'signed' : 'not signed yet: run `folio webhook reveal` to sign deliveries'}).`,
+    );
+    return EXIT_OK;
+  },
+};
+
+const revealCommand: CommandSpec = {
+  name: 'webhook reveal',
+  summary: 'Show the webhook signing secret',
+  usage: 'folio webhook reveal PROJECT [--json]',
+  help: `Prints PROJECT's webhook signing secret (whsec_…), creating it on first use. From the first
+reveal on, every delivery is signed; later reveals print the same secret.`,
+  positionals: ['PROJECT'],
+  async run(context, { positionals }) {
+    const secret = await revealWebhookSecret(await context.deps(), positionals[0]!);
+    context.print({ secret }, () => secret);
+    return EXIT_OK;
+  },
+};
+
+const testCommand: CommandSpec = {
+  name: 'webhook test',
+  summary: 'Queue a webhook.test event',
+  usage: 'folio webhook test PROJECT [--json]',
+  help: `Queues a webhook.test event for PROJECT's webhook URL. A running server (or \`folio worker\`)
+sends it within a second; follow it with \`folio webhook deliveries PROJECT\`.`,
+  positionals: ['PROJECT'],
+  async run(context, { positionals }) {
+    const queued = await sendTestEvent(await context.deps(), positionals[0]!);
+    context.print(
+      queued,
+      () =>
+        `Queued test event ${queued.webhookId} as delivery ${queued.deliveryId}; a running server or \`folio worker\` sends it.`,
+    );
+    return EXIT_OK;
+  },
+};
+
+const deliveriesCommand: CommandSpec = {
+  name: 'webhook deliveries',
+  summary: 'Show the webhook delivery log',
+  usage: 'folio webhook deliveries PROJECT [--page N] [--limit N] [--json]',
+  help: `Shows PROJECT's webhook deliveries, newest first (with --json: { data, pagination } as the
+management API answers).
+
+Options:
+  --page N    page number (default 1)
+  --limit N   deliveries per page, at most 100 (default 20)`,
+  options: { page: { type: 'string' }, limit: { type: 'string' } },
+  positionals: ['PROJECT'],
+  async run(context, { values, positionals }) {
+    const page = wholeNumber('--page', values.page, 1);
+    const limit = wholeNumber('--limit', values.limit, 20);
+    const result = await listDeliveries(await context.deps(), positionals[0]!, { page, limit });
+    context.print(result, () => {
+      if (result.pagination.total === 0) return 'No deliveries yet.';
+      const rows = result.data.map((d) => [
+        d.id,
+        d.event,
+        d.status,
+        String(d.attempts),
+        d.lastStatusCode === null ? '-' : String(d.lastStatusCode),
+        d.createdAt,
+        d.lastError ?? '',
+      ]);
+      const { page: at, totalPages, total } = result.pagination;
+      return `${table(['ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST CODE', 'CREATED', 'LAST ERROR'], rows)}\n(page ${at} of ${totalPages}, ${total} in all)`;
+    });
+    return EXIT_OK;
+  },
+};
+
+function wholeNumber(option: string, raw: string | boolean | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'string' || !/^[1-9]\d{0,8}$/.test(raw)) {
+    throw new UsageError(`${option} must be a whole number of at least 1, not "${String(raw)}"`);
+  }
+  return Number(raw);
+}
+
+export const webhookCommands = [setCommand, revealCommand, testCommand, deliveriesCommand];

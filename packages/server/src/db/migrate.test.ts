@@ -15,7 +15,11 @@ for (const dialect of DIALECTS) {
     test('apply on an empty database, then find nothing to do', async () => {
       const database = await createTestDatabase(dialect);
       try {
-        assert.deepEqual(await migrateToLatest(database.db, dialect), ['0001-initial', '0002-webhooks']);
+        assert.deepEqual(await migrateToLatest(database.db, dialect), [
+          '0001-initial',
+          '0002-webhooks',
+          '0003-dashboard-sessions',
+        ]);
         assert.deepEqual(await migrateToLatest(database.db, dialect), []);
         const tables = (await database.db.introspection.getTables()).map((table) => table.name);
         for (const name of ['projects', 'content_keys', 'articles', 'events', 'settings']) {
@@ -40,7 +44,11 @@ for (const dialect of DIALECTS) {
             ({ stdout }) => JSON.parse(stdout) as string[],
           );
         const [a, b] = await Promise.all([run(), run()]);
-        assert.deepEqual([...a, ...b], ['0001-initial', '0002-webhooks'], 'applied exactly once');
+        assert.deepEqual(
+          [...a, ...b],
+          ['0001-initial', '0002-webhooks', '0003-dashboard-sessions'],
+          'applied exactly once',
+        );
         const { rows } = await sql<{ n: number | string }>`select count(*) as n from projects`.execute(
           database.db,
         );

@@ -35,10 +35,9 @@ const ASSETS = {
   'dashboard.css': { type: 'text/css; charset=utf-8', body: readAsset('dashboard.css') },
   'dashboard.js': { type: 'text/javascript; charset=utf-8', body: readAsset('dashboard.js') },
 };
-// Only this server's own files; inline code and any other origin are refused. Article images
-// in a preview may come from the site's https origin.
+// Only this server's own files: inline code and every other origin are refused.
 const CSP =
-  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 function readAsset(name: string): string {
   return readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
@@ -60,7 +59,8 @@ async function installDashboard(app: FastifyInstance, { deps, credential, baseUr
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('content-security-policy', CSP);
     reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
+    // Not no-referrer: with it Chromium posts forms with `Origin: null`, which the Origin check refuses.
+    reply.header('referrer-policy', 'same-origin');
     reply.header('x-frame-options', 'DENY');
     return payload;
   });

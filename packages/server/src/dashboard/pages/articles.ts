@@ -1,6 +1,20 @@
-import { html, raw, renderBlocks, type SafeHtml } from '@folio/client';
+import { type BlockComponents, html, raw, renderBlocks, type SafeHtml } from '@folio/client';
 import type { AdminArticle, Pagination, Project } from '@folio/schema';
 import { confirmButton, csrfField, formError, layout, type PageContext, timeTag } from './layout.ts';
+
+// The dashboard makes no requests to other origins, so the preview names media instead of
+// loading them: an image from the site's CDN or a YouTube player would each be one.
+const previewComponents: BlockComponents = {
+  image: (block, { html, safeHref }) => {
+    const href = safeHref(block.url);
+    const label = block.alt || block.url;
+    return html`<figure class="media-placeholder"><p>Image (not loaded in the preview): ${href ? html`<a href="${href}">${label}</a>` : label}</p>${block.caption ? html`<figcaption>${block.caption}</figcaption>` : ''}</figure>`;
+  },
+  video: (block, { html, safeHref }) => {
+    const href = safeHref(block.url);
+    return html`<figure class="media-placeholder"><p>YouTube video (not loaded in the preview): ${href ? html`<a href="${href}">${block.title}</a>` : block.title}</p></figure>`;
+  },
+};
 
 function articlePath(project: Project, article: AdminArticle): string {
   return `/dashboard/projects/${encodeURIComponent(project.id)}/articles/${encodeURIComponent(article.id)}`;
@@ -24,6 +38,7 @@ function articleActions(csrfToken: string, project: Project, article: AdminArtic
       label: 'Delete…',
       question: `Delete "${article.title}" for good?`,
       confirmLabel: 'Delete article',
+      small: true,
     })}
   </div>`;
 }
@@ -54,7 +69,7 @@ export function articlesPage(
     context,
     project: { id: project.id, name: project.name, current: 'articles' },
     body: html`<h1>Articles <span class="muted">· ${project.name}</span></h1>
-<section class="card wide" aria-labelledby="articles-title">
+<section class="card" aria-labelledby="articles-title">
   <h2 id="articles-title" class="sr-only">Article list</h2>
   <form method="get" action="${base}" class="inline" role="search">
     <label for="search">Search by title</label>
@@ -94,7 +109,7 @@ export function articlePreviewPage(context: PageContext, project: Project, artic
     context,
     project: { id: project.id, name: project.name, current: 'articles' },
     body: html`<p><a href="/dashboard/projects/${encodeURIComponent(project.id)}/articles">← All articles</a></p>
-<section class="card wide" aria-labelledby="meta-title">
+<section class="card" aria-labelledby="meta-title">
   <h2 id="meta-title" class="sr-only">Article details</h2>
   <dl class="facts">
     <dt>Status</dt><dd>${statusBadge(article)}</dd>
@@ -106,9 +121,10 @@ export function articlePreviewPage(context: PageContext, project: Project, artic
   ${articleActions(context.csrfToken, project, article, back)}
   ${formError(context.flash, 'articles')}
 </section>
-<article class="preview card wide" aria-label="Preview">
+<article class="preview card" aria-label="Preview">
+  <p class="muted preview-note">Preview, rendered by <code>@folio/client</code> as a site renders it</p>
   <h1>${article.title}</h1>
-  ${raw(renderBlocks(article.blocks))}
+  ${raw(renderBlocks(article.blocks, { components: previewComponents }))}
 </article>`,
   });
 }

@@ -72,6 +72,7 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
         label: 'Revoke…',
         question: `Revoke "${key.name}"? Sites using it stop getting content at once.`,
         confirmLabel: 'Revoke key',
+        small: true,
       })}</td>
     </tr>`,
   );
@@ -115,7 +116,7 @@ function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
     : webhook.enabled
       ? `Sending ${webhook.signed ? 'signed' : 'unsigned (reveal the secret to sign)'} deliveries.`
       : `Disabled: ${webhook.disabledReason ?? 'unknown reason'}. Save the URL again to enable it.`;
-  return html`<section class="card wide" id="webhook" aria-labelledby="webhook-title">
+  return html`<section class="card" id="webhook" aria-labelledby="webhook-title">
   <h2 id="webhook-title">Webhook</h2>
   <p class="muted">${state}</p>
   <form method="post" action="${base}/webhook" class="inline">

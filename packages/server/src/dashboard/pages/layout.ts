@@ -24,8 +24,9 @@ export function layout(options: {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${title} · Folio dashboard</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
 <script src="/dashboard/assets/dashboard.js" defer></script>
 </head>
@@ -106,9 +107,10 @@ export function confirmButton(options: {
   label: string;
   question: string;
   confirmLabel: string;
+  small?: boolean;
 }): SafeHtml {
   return html`<details class="confirm">
-    <summary class="button danger">${options.label}</summary>
+    <summary class="button danger${options.small ? ' small' : ''}">${options.label}</summary>
     <form method="post" action="${options.action}">
       ${csrfField(options.csrfToken)}
       <p>${options.question}</p>
@@ -119,5 +121,5 @@ export function confirmButton(options: {
 
 /** A value with a copy button (the button appears only when the script runs). */
 export function copyable(id: string, value: string, label: string): SafeHtml {
-  return html`<span class="copyable"><code id="${id}">${value}</code><button type="button" class="button small" data-copy="${id}" hidden aria-label="Copy ${label}">Copy</button></span>`;
+  return html`<span class="copyable"><code id="${id}">${value}</code><button type="button" class="button small secondary" data-copy="${id}" hidden aria-label="Copy ${label}">Copy</button></span>`;
 }

@@ -124,7 +124,7 @@ for (const dialect of DIALECTS) {
         assert.ok(!page.body.includes(ADMIN_TOKEN), url);
       }
       const signInPage = await t.app.inject({ method: 'GET', url: '/dashboard/sign-in' });
-      assert.match(signInPage.body, /<form method="post" action="\/dashboard\/sign-in">/);
+      assert.match(signInPage.body, /<form method="post" action="\/dashboard\/sign-in" class="stack">/);
       assert.match(signInPage.body, /type="password"/);
     });
 
@@ -196,6 +196,12 @@ for (const dialect of DIALECTS) {
       assert.match(page.headers['content-security-policy'] as string, /default-src 'none'/);
       assert.equal(page.headers['cache-control'], 'no-store');
       assert.match(page.body, /<main id="main"/);
+      const openapi = (await t.app.inject({ method: 'GET', url: '/public/v1/openapi.json' })).json();
+      assert.deepEqual(
+        Object.keys(openapi.paths).filter((path) => path.startsWith('/dashboard')),
+        [],
+        'dashboard pages are not in the API document',
+      );
       const css = await t.app.inject({ method: 'GET', url: '/dashboard/assets/dashboard.css' });
       assert.equal(css.statusCode, 200);
       assert.match(css.headers['content-type'] as string, /^text\/css/);

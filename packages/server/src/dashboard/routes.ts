@@ -51,6 +51,10 @@ export function dashboardRoutes(options: DashboardOptions): FastifyPluginAsync {
 }
 
 async function installDashboard(app: FastifyInstance, { deps, credential, baseUrl }: DashboardOptions) {
+  // Pages for people, not part of the documented API.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },

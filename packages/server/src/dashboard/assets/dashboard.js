@@ -86,8 +86,24 @@ document.addEventListener('click', (event) => {
   if (button) void copyText(button);
 });
 
+// After a refused form, focus its first field so the error next to it is read out; after a
+// success, focus the message.
+function focusOutcome() {
+  const invalid = document.querySelector('[aria-describedby$="-error"], [aria-invalid="true"]');
+  if (invalid) {
+    invalid.focus();
+    return;
+  }
+  const flash = document.querySelector('.flash');
+  if (flash) {
+    flash.tabIndex = -1;
+    flash.focus({ preventScroll: window.location.hash !== '' });
+  }
+}
+
 document.addEventListener('DOMContentLoaded', () => {
   enableCopyButtons(document);
+  focusOutcome();
   enhanceConfirmations();
   for (const container of document.querySelectorAll('[data-refresh]')) refreshLive(container);
 });

@@ -9,7 +9,7 @@ export function signInPage(error?: string): string {
   <h1 id="sign-in-title">Sign in</h1>
   <p>Use the server's admin token (<code>FOLIO_ADMIN_TOKEN</code>, or the token printed at the first start).</p>
   <div aria-live="polite">${error ? html`<p class="form-error" role="alert" id="token-error">${error}</p>` : ''}</div>
-  <form method="post" action="/dashboard/sign-in">
+  <form method="post" action="/dashboard/sign-in" class="stack">
     <label for="token">Admin token</label>
     <input id="token" name="token" type="password" autocomplete="current-password" required
       spellcheck="false"${error ? html` aria-invalid="true" aria-describedby="token-error"` : ''}>

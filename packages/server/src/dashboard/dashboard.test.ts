@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyRequest, LightMyRequestResponse } from 'fastify';
 import { DIALECTS } from '../test/databases.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
+import { sessionCookie } from './http.ts';
 import { SESSION_LIFETIME_MS } from './session.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -163,6 +164,20 @@ for (const dialect of DIALECTS) {
         { origin: 'http://localhost:80' },
       );
       assert.equal(sameOrigin.statusCode, 303);
+      // Behind a proxy that ends TLS the request is http; the page's origin is the public one.
+      const proxied = await browser.post(
+        '/dashboard/projects',
+        { name: 'Proxied' },
+        { origin: 'http://folio.test' },
+      );
+      assert.equal(proxied.statusCode, 303);
+    });
+
+    test('the cookie is Secure when the request came over https, and only then', () => {
+      // inject cannot make an encrypted socket; request.protocol is what Fastify derives from one.
+      const over = (protocol: string) => sessionCookie({ protocol } as FastifyRequest, 'id', 60);
+      assert.match(over('https'), /; Secure$/);
+      assert.doesNotMatch(over('http'), /Secure/);
     });
 
     test('sign out ends the session on the server: the old cookie no longer opens a page', async () => {

@@ -49,14 +49,16 @@ export async function loadSession(
 
 /**
  * A POST from another site is refused: browsers send Origin (and Sec-Fetch-Site) on form posts,
- * and a same-origin page is the only one that may post here. The CSRF token is checked besides.
+ * and only a page of this server may post here. The CSRF token is checked besides. The server's
+ * public origin (FOLIO_BASE_URL) counts as its own: behind a proxy that ends TLS the request
+ * itself arrives over http, while the browser's Origin says https.
  */
-export function isCrossSite(request: FastifyRequest): boolean {
+export function isCrossSite(request: FastifyRequest, publicOrigin: string): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
   const origin = request.headers.origin;
   if (origin === undefined) return false;
-  return origin !== `${request.protocol}://${request.host}`;
+  return origin !== `${request.protocol}://${request.host}` && origin !== publicOrigin;
 }
 
 export type FormBody = Record<string, string>;

@@ -51,6 +51,7 @@ export function dashboardRoutes(options: DashboardOptions): FastifyPluginAsync {
 }
 
 async function installDashboard(app: FastifyInstance, { deps, credential, baseUrl }: DashboardOptions) {
+  const publicOrigin = new URL(baseUrl).origin;
   // Pages for people, not part of the documented API.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -70,7 +71,7 @@ async function installDashboard(app: FastifyInstance, { deps, credential, baseUr
   });
   app.addHook('preHandler', async (request, reply) => {
     const path = request.url.split('?')[0]!;
-    if (request.method === 'POST' && isCrossSite(request)) {
+    if (request.method === 'POST' && isCrossSite(request, publicOrigin)) {
       return sendHtml(reply, messagePage('Refused', 'This form was posted from another site.'), 403);
     }
     if (PUBLIC_PATHS.has(path)) return;

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyRequest, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../app.ts';
+import { resolveAdminCredential } from '../services/admin-auth.ts';
 import { DIALECTS } from '../test/databases.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
 import { sessionCookie } from './http.ts';
@@ -188,6 +190,26 @@ for (const dialect of DIALECTS) {
       const after = await browser.get('/dashboard');
       assert.equal(after.statusCode, 303);
       assert.equal(after.headers.location, '/dashboard/sign-in');
+    });
+
+    test('a session survives a restart: another app on the same database knows it', async () => {
+      const browser = await signIn(t);
+      const restarted = await buildApp({
+        db: t.db,
+        baseUrl: 'http://folio.test',
+        adminCredential: await resolveAdminCredential({ db: t.db, now: t.clock.now }, ADMIN_TOKEN),
+        now: t.clock.now,
+      });
+      try {
+        const page = await restarted.inject({
+          method: 'GET',
+          url: '/dashboard',
+          headers: { cookie: browser.cookie },
+        });
+        assert.equal(page.statusCode, 200);
+      } finally {
+        await restarted.close();
+      }
     });
 
     test('a session expires after its lifetime', async () => {

@@ -138,6 +138,15 @@ describe('dashboard in Chromium', { skip: chromiumMissing }, () => {
     assert.match((await row.textContent())!, /webhook\.test\s*succeeded\s*1\s*204/);
     await shot('03-delivery-webhook-succeeded');
 
+    // Retry sends the same delivery again; its attempts keep counting.
+    await page.getByRole('button', { name: 'Retry webhook.test delivery' }).click();
+    await page.getByText('Delivery queued again.').waitFor();
+    const again = await receiver.waitFor(2);
+    assert.equal(again[1]!.headers['webhook-id'], received!.headers['webhook-id'], 'the same message id');
+    await page.waitForFunction(() =>
+      /succeeded\s*2\s*204/.test(document.querySelector('#delivery-log tbody tr')?.textContent ?? ''),
+    );
+
     // Site and URLs: the example canonical path follows the articles path.
     assert.equal(await page.locator('#example-canonical-path').textContent(), '/blog/first-light');
     await page.getByLabel('Articles live under').fill('/journal');

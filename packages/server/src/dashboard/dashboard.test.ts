@@ -212,6 +212,33 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    test('signing in again replaces the previous session', async () => {
+      const browser = await signIn(t);
+      const again = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: { ...FORM, cookie: browser.cookie },
+        payload: form({ token: ADMIN_TOKEN }),
+      });
+      assert.equal(again.statusCode, 303);
+      assert.notEqual(sessionCookieOf(again)!.split(';')[0], browser.cookie);
+      assert.equal((await browser.get('/dashboard')).statusCode, 303, 'the old session is gone');
+    });
+
+    test('an unknown dashboard address answers an HTML 404 page', async () => {
+      const browser = await signIn(t);
+      for (const url of [
+        '/dashboard/nowhere',
+        '/dashboard/projects/prj_missing',
+        '/dashboard/projects/prj_missing/articles',
+      ]) {
+        const page = await browser.get(url);
+        assert.equal(page.statusCode, 404, url);
+        assert.match(page.headers['content-type'] as string, /^text\/html/, url);
+        assert.match(page.body, /<h1>Not found<\/h1>/, url);
+      }
+    });
+
     test('a session expires after its lifetime', async () => {
       const browser = await signIn(t);
       assert.equal((await browser.get('/dashboard')).statusCode, 200);

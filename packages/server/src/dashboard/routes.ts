@@ -128,6 +128,9 @@ async function installDashboard(app: FastifyInstance, { deps, credential, baseUr
   app.post('/sign-in', async (request, reply) => {
     try {
       const session = await signIn(deps, credential, formBody(request).token);
+      // Signing in again replaces the browser's previous session rather than leaving it alive.
+      const previous = await findSession(deps, readSessionCookie(request), { takeFlash: false });
+      if (previous) await signOut(deps, previous.session);
       reply.header('set-cookie', sessionCookie(request, session.id, SESSION_LIFETIME_MS / 1000));
       return reply.code(303).header('location', '/dashboard').send();
     } catch (error) {

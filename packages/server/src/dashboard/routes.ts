@@ -51,8 +51,21 @@ export function dashboardRoutes(options: DashboardOptions): FastifyPluginAsync {
 }
 
 async function installDashboard(app: FastifyInstance, { deps, credential, baseUrl }: DashboardOptions) {
-  const publicOrigin = new URL(baseUrl).origin;
-  // Pages for people, not part of the documented API.
+  installPlumbing(app);
+  installGuard(app, deps, new URL(baseUrl).origin);
+  installErrorPages(app);
+  app.get('/assets/:name', async (request, reply) => {
+    const asset = ASSETS[(request.params as { name: string }).name as keyof typeof ASSETS];
+    if (!asset) throw new AppError('not_found');
+    return reply.header('cache-control', 'no-cache').type(asset.type).send(asset.body);
+  });
+  installSessionRoutes(app, deps, credential);
+  await app.register(projectRoutes({ deps, baseUrl }));
+  await app.register(articleRoutes(deps));
+}
+
+/** Form bodies, security headers, and no dashboard route in the OpenAPI document. */
+function installPlumbing(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
   });
@@ -69,38 +82,41 @@ async function installDashboard(app: FastifyInstance, { deps, credential, baseUr
     reply.header('x-frame-options', 'DENY');
     return payload;
   });
+}
+
+/**
+ * Before every handler: POSTs from another origin are refused; every page but sign-in and the
+ * assets needs a live session; every POST needs the session's CSRF token.
+ */
+function installGuard(app: FastifyInstance, deps: ServiceDeps, publicOrigin: string): void {
   app.addHook('preHandler', async (request, reply) => {
     const path = request.url.split('?')[0]!;
     if (request.method === 'POST' && isCrossSite(request, publicOrigin)) {
       return sendHtml(reply, messagePage('Refused', 'This form was posted from another site.'), 403);
     }
     if (PUBLIC_PATHS.has(path)) return;
-    const found = await loadSession(deps, request, request.method === 'GET' && !path.endsWith('/deliveries'));
+    // A page view consumes the flash; the delivery log's background refresh must not.
+    const pageView = request.method === 'GET' && !path.endsWith('/deliveries');
+    const found = await loadSession(deps, request, pageView);
     if (!found) {
-      if (request.method === 'GET' && !path.endsWith('/deliveries')) {
-        return reply.code(303).header('location', '/dashboard/sign-in').send();
-      }
+      if (pageView) return reply.code(303).header('location', '/dashboard/sign-in').send();
+      const signInLink = { href: '/dashboard/sign-in', label: 'Sign in' };
       return sendHtml(
         reply,
-        messagePage('Signed out', 'Your session has ended. Sign in again.', {
-          href: '/dashboard/sign-in',
-          label: 'Sign in',
-        }),
+        messagePage('Signed out', 'Your session has ended. Sign in again.', signInLink),
         401,
       );
     }
     if (request.method === 'POST' && !csrfTokenMatches(found.session, formBody(request).csrf)) {
-      return sendHtml(
-        reply,
-        messagePage(
-          'Refused',
-          'The form was stale or not from this dashboard. Reload the page and try again.',
-        ),
-        403,
-      );
+      const why = 'The form was stale or not from this dashboard. Reload the page and try again.';
+      return sendHtml(reply, messagePage('Refused', why), 403);
     }
     attachSession(request, found);
   });
+}
+
+/** Failures as readable HTML pages, never the API's JSON. */
+function installErrorPages(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = error instanceof AppError ? error : clientError(error);
     if (appError.status >= 500) request.log.error({ err: error }, 'dashboard request failed');
@@ -111,13 +127,9 @@ async function installDashboard(app: FastifyInstance, { deps, credential, baseUr
   app.setNotFoundHandler((request, reply) =>
     sendHtml(reply, messagePage('Not found', `Nothing is at ${request.url.split('?')[0]}.`), 404),
   );
+}
 
-  app.get('/assets/:name', async (request, reply) => {
-    const asset = ASSETS[(request.params as { name: string }).name as keyof typeof ASSETS];
-    if (!asset) throw new AppError('not_found');
-    return reply.header('cache-control', 'no-cache').type(asset.type).send(asset.body);
-  });
-
+function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credential: AdminCredential): void {
   app.get('/sign-in', async (request, reply) => {
     if (await findSession(deps, readSessionCookie(request), { takeFlash: false })) {
       return reply.code(303).header('location', '/dashboard').send();
@@ -144,9 +156,6 @@ async function installDashboard(app: FastifyInstance, { deps, credential, baseUr
     reply.header('set-cookie', sessionCookie(request, '', 0));
     return reply.code(303).header('location', '/dashboard/sign-in').send();
   });
-
-  await app.register(projectRoutes({ deps, baseUrl }));
-  await app.register(articleRoutes(deps));
 }
 
 function clientError(error: FastifyError): AppError {

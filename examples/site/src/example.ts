@@ -13,17 +13,21 @@ const siteOrigin = `http://localhost:${SITE_PORT}`;
 const adminToken = `example-${randomBytes(24).toString('base64url')}`;
 const serverMain = fileURLToPath(new URL('../../../packages/server/src/main.ts', import.meta.url));
 
-const folio = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', serverMain], {
-  env: {
-    ...process.env,
-    PORT: String(FOLIO_PORT),
-    FOLIO_ADMIN_TOKEN: adminToken,
-    // The site's webhook receiver listens on this machine.
-    FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+const folio = spawn(
+  process.execPath,
+  ['--conditions=development', '--disable-warning=ExperimentalWarning', serverMain],
+  {
+    env: {
+      ...process.env,
+      PORT: String(FOLIO_PORT),
+      FOLIO_ADMIN_TOKEN: adminToken,
+      // The site's webhook receiver listens on this machine.
+      FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
   },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+);
 const stopAll = () => {
   folio.kill('SIGTERM');
   process.exit(0);

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { blocksJsonSchema } from '@folio/schema';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import { dashboardRoutes } from './dashboard/routes.ts';
 import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
 import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
@@ -108,5 +109,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(publicRoutes({ blocksSchema, cache }));
   await app.register(deliveryRoutes({ ...deps, listing: createListingIndex() }, cache, fastPath));
   await app.register(adminRoutes(deps, options.adminCredential, blocksSchema));
+  await app.register(
+    dashboardRoutes({ deps, credential: options.adminCredential, baseUrl: options.baseUrl }),
+  );
   return app;
 }

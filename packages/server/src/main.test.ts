@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createTestDatabase, DIALECTS } from './test/databases.ts';
-import { freePort, MAIN, startServer, stop } from './test/server-process.ts';
+import { freePort, MAIN, SERVER_NODE_FLAGS, startServer, stop } from './test/server-process.ts';
 
 describe('first start on the embedded database', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-main-'));
@@ -56,7 +56,7 @@ describe('first start on the embedded database', () => {
 
 describe('start-up problems', () => {
   test('a bad value stops start-up with one line naming the variable', async () => {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MAIN], {
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, MAIN], {
       env: { ...process.env, PORT: 'eighty' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -29,7 +29,12 @@ for (const dialect of DIALECTS) {
     test('migrate applies every migration once, on an empty database, and then has nothing to do', async () => {
       const first = await folio('migrate', '--json');
       assert.equal(first.code, 0, first.stderr);
-      assert.deepEqual(first.json().applied, ['0001-initial', '0002-webhooks', '0003-served-articles']);
+      assert.deepEqual(first.json().applied, [
+        '0001-initial',
+        '0002-webhooks',
+        '0003-served-articles',
+        '0004-dashboard-sessions',
+      ]);
       assert.equal(first.json().database, dialect);
       const again = await folio('migrate');
       assert.equal(again.code, 0);

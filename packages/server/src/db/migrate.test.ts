@@ -19,6 +19,7 @@ for (const dialect of DIALECTS) {
           '0001-initial',
           '0002-webhooks',
           '0003-served-articles',
+          '0004-dashboard-sessions',
         ]);
         assert.deepEqual(await migrateToLatest(database.db, dialect), []);
         const tables = (await database.db.introspection.getTables()).map((table) => table.name);
@@ -46,7 +47,7 @@ for (const dialect of DIALECTS) {
         const [a, b] = await Promise.all([run(), run()]);
         assert.deepEqual(
           [...a, ...b],
-          ['0001-initial', '0002-webhooks', '0003-served-articles'],
+          ['0001-initial', '0002-webhooks', '0003-served-articles', '0004-dashboard-sessions'],
           'applied exactly once',
         );
         const { rows } = await sql<{ n: number | string }>`select count(*) as n from projects`.execute(

@@ -3,12 +3,14 @@ import type { DialectName } from './connect.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0002 from './migrations/0002-webhooks.ts';
 import * as m0003 from './migrations/0003-served-articles.ts';
+import * as m0004 from './migrations/0004-dashboard-sessions.ts';
 
 /** Every migration, in order. Names are permanent: they are recorded in the database. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-webhooks': m0002,
   '0003-served-articles': m0003,
+  '0004-dashboard-sessions': m0004,
 };
 
 // Any constant shared by all Folio processes; it names the lock, nothing else.

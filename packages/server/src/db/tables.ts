@@ -123,6 +123,16 @@ export interface SettingsTable {
   value: string;
 }
 
+export interface DashboardSessionsTable {
+  /** SHA-256 of the session id, hex; the id itself is only in the browser's cookie. */
+  id_hash: string;
+  created_at: number;
+  expires_at: number;
+  /** A one-time message for the next page, sealed with a key only the cookie can derive. */
+  flash: string | null;
+}
+export type DashboardSessionRow = Selectable<DashboardSessionsTable>;
+
 export interface Database {
   projects: ProjectsTable;
   content_keys: ContentKeysTable;
@@ -132,4 +142,5 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  dashboard_sessions: DashboardSessionsTable;
 }

@@ -135,17 +135,19 @@ export async function getArticle(deps: ServiceDeps, projectId: string, id: strin
   return toAdminArticle(await requireArticleIn(deps.db, projectId, id));
 }
 
+/** All articles of a project, most recently updated first; `titleSearch` filters by title. */
 export async function listArticles(
   deps: ServiceDeps,
   projectId: string,
-  query: PageQuery,
+  query: PageQuery & { titleSearch?: string },
 ): Promise<{ data: AdminArticle[]; pagination: Pagination }> {
   await requireProject(deps, projectId);
-  const total = await articles.countAllArticles(deps.db, projectId);
+  const search = query.titleSearch?.trim() || undefined;
+  const total = await articles.countAllArticles(deps.db, projectId, search);
   const { pagination, offset } = paginate(query, total);
   const rows =
     offset < total
-      ? await articles.listAllArticles(deps.db, projectId, { limit: pagination.limit, offset })
+      ? await articles.listAllArticles(deps.db, projectId, { limit: pagination.limit, offset }, search)
       : [];
   return { data: rows.map(toAdminArticle), pagination };
 }

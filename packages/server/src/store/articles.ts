@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { ArticleRow, ArticleUpdate, Database, NewArticleRow } from '../db/tables.ts';
 
 export async function findArticle(
@@ -151,16 +151,30 @@ export async function listSitemapRows(
   return query.orderBy('published_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
-/** A page of all articles of a project, most recently updated first, for the management API. */
+/**
+ * "Title contains `text`", case-insensitively; `%`, `_` and `\\` in the text match themselves.
+ * Both sides go through the database's own lower(); PostgreSQL's LIKE alone is case-sensitive.
+ */
+function titleContains(eb: ExpressionBuilder<Database, 'articles'>, text: string) {
+  const pattern = `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  return eb(sql`lower(${eb.ref('title')})`, 'like', sql<string>`lower(${pattern}) escape '\\'`);
+}
+
+/**
+ * A page of all articles of a project, most recently updated first, for the management API and
+ * the dashboard; `titleSearch` keeps those whose title contains it.
+ */
 export async function listAllArticles(
   db: Kysely<Database>,
   projectId: string,
   page: { limit: number; offset: number },
+  titleSearch?: string,
 ): Promise<ArticleRow[]> {
   return db
     .selectFrom('articles')
     .selectAll()
     .where('project_id', '=', projectId)
+    .$if(titleSearch !== undefined, (qb) => qb.where((eb) => titleContains(eb, titleSearch!)))
     .orderBy('updated_at', 'desc')
     .orderBy('id', 'asc')
     .limit(page.limit)
@@ -168,11 +182,16 @@ export async function listAllArticles(
     .execute();
 }
 
-export async function countAllArticles(db: Kysely<Database>, projectId: string): Promise<number> {
+export async function countAllArticles(
+  db: Kysely<Database>,
+  projectId: string,
+  titleSearch?: string,
+): Promise<number> {
   const row = await db
     .selectFrom('articles')
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .where('project_id', '=', projectId)
+    .$if(titleSearch !== undefined, (qb) => qb.where((eb) => titleContains(eb, titleSearch!)))
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }

@@ -2,6 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * How `npm start` runs Node: workspace packages (`@folio/client`, used by the dashboard) resolve
+ * to their TypeScript sources under the `development` condition.
+ */
+export const SERVER_NODE_FLAGS = ['--conditions=development', '--disable-warning=ExperimentalWarning'];
+
 /** The server's entry file, run as a real process by the process tests and the benchmark. */
 export const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 
@@ -25,7 +31,7 @@ export async function freePort(): Promise<number> {
 
 /** Starts `main.ts` as a real process and waits until it prints that it is running. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MAIN], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, MAIN], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

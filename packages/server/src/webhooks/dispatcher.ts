@@ -151,6 +151,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         delivery.payload,
         headersFor(delivery, webhook, startedAt),
         Math.max(1, options.timeoutMs - Math.round(performance.now() - began)),
+        options.timeoutMs,
       );
     } catch (error) {
       return { error: error instanceof Error ? error.message : String(error), body: '', durationMs: 0 };

@@ -20,12 +20,15 @@ export interface SendResult {
 /**
  * POSTs one delivery. The socket connects to the address the guard checked, redirects are not
  * followed (a 3xx is just a failed attempt), and the whole exchange is bounded by `timeoutMs`.
+ * `attemptTimeoutMs` is the attempt's whole budget, named in the error: `timeoutMs` is what is
+ * left of it after the DNS lookup.
  */
 export function postWebhook(
   target: ResolvedTarget,
   payload: string,
   headers: Record<string, string>,
   timeoutMs: number,
+  attemptTimeoutMs = timeoutMs,
 ): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -50,7 +53,7 @@ export function postWebhook(
       headers: { ...headers, 'content-length': String(Buffer.byteLength(payload)) },
     });
     const timer = setTimeout(() => {
-      request.destroy(new Error(`timed out after ${timeoutMs} ms`));
+      request.destroy(new Error(`timed out after ${attemptTimeoutMs} ms`));
     }, timeoutMs);
 
     request.on('error', (error) => finish({ error: describeError(error), body: '' }));

@@ -1,0 +1,109 @@
+// Folio dashboard: progressive enhancement only. Every form works without this file.
+const REFRESH_MS = 3000;
+
+function announce(message) {
+  const region = document.querySelector('[data-announcer]');
+  if (!region) return;
+  region.textContent = '';
+  window.setTimeout(() => {
+    region.textContent = message;
+  }, 50);
+}
+
+async function copyText(button) {
+  const source = document.getElementById(button.dataset.copy);
+  if (!source) return;
+  const text = source.textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Clipboard access can be refused (http, permissions): select the text for a manual copy.
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    announce('Selected: press Ctrl+C or Cmd+C to copy');
+    return;
+  }
+  const label = button.textContent;
+  button.textContent = 'Copied';
+  announce('Copied to the clipboard');
+  window.setTimeout(() => {
+    button.textContent = label;
+  }, 1500);
+}
+
+function enableCopyButtons(root) {
+  for (const button of root.querySelectorAll('button[data-copy]')) button.hidden = false;
+}
+
+// The delivery log reloads itself while the page is visible; it waits while focus is inside it
+// so a keyboard user's place is not lost.
+function refreshLive(container) {
+  let stopped = false;
+  const tick = async () => {
+    if (stopped || document.hidden || container.contains(document.activeElement)) return;
+    try {
+      const response = await fetch(container.dataset.refresh, {
+        credentials: 'same-origin',
+        headers: { accept: 'text/html' },
+      });
+      if (response.status === 401) {
+        stopped = true;
+        return;
+      }
+      if (!response.ok) return;
+      const markup = await response.text();
+      if (markup !== container.innerHTML) {
+        container.innerHTML = markup;
+        enableCopyButtons(container);
+      }
+    } catch {
+      // A network hiccup: the next tick tries again.
+    }
+  };
+  window.setInterval(tick, REFRESH_MS);
+}
+
+// A confirmation disclosure moves focus to its confirm button when it opens, and Escape closes it.
+function enhanceConfirmations() {
+  for (const details of document.querySelectorAll('details.confirm')) {
+    details.addEventListener('toggle', () => {
+      if (details.open) details.querySelector('button[type="submit"]')?.focus();
+    });
+    details.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && details.open) {
+        details.open = false;
+        details.querySelector('summary')?.focus();
+      }
+    });
+  }
+}
+
+document.addEventListener('click', (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
+  if (button) void copyText(button);
+});
+
+// After a refused form, focus its first field so the error next to it is read out; after a
+// success, focus the message.
+function focusOutcome() {
+  const invalid = document.querySelector('[aria-describedby$="-error"], [aria-invalid="true"]');
+  if (invalid) {
+    invalid.focus();
+    return;
+  }
+  const flash = document.querySelector('.flash');
+  if (flash) {
+    flash.tabIndex = -1;
+    flash.focus({ preventScroll: window.location.hash !== '' });
+  }
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  enableCopyButtons(document);
+  focusOutcome();
+  enhanceConfirmations();
+  for (const container of document.querySelectorAll('[data-refresh]')) refreshLive(container);
+});

@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { fixtureArticle } from '../content/fixture-article.ts';
+import { type Receiver, startReceiver } from '../test/receiver.ts';
+import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const chromiumMissing = !fs.existsSync(CHROMIUM);
+if (chromiumMissing) {
+  if (process.env.CI === 'true') throw new Error(`Chromium is required in CI but ${CHROMIUM} is missing`);
+  process.stderr.write(
+    `\n!!! ${CHROMIUM} is missing: the dashboard browser test is SKIPPED (apt-get install chromium)\n\n`,
+  );
+}
+
+// Screenshots for a reviewer; test-results/ is gitignored.
+const SHOTS = new URL('../../../../test-results/dashboard/', import.meta.url);
+
+describe('dashboard in Chromium', { skip: chromiumMissing }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let receiver: Receiver;
+  let origin: string;
+  let page: Page;
+  const requests: string[] = [];
+  const consoleErrors: string[] = [];
+
+  before(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    t = await createTestApp('sqlite', { clockStart: Date.now(), dispatcher: { pollIntervalMs: 100 } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    t.dispatcher.start();
+    receiver = await startReceiver();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on('request', (request) => requests.push(request.url()));
+    page.on('console', (message) => {
+      // The refused sign-in answers 401 on purpose; anything else is a broken page.
+      if (message.type() === 'error' && !message.text().includes('status of 401')) {
+        consoleErrors.push(message.text());
+      }
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await t?.close();
+  });
+
+  const shot = (name: string) =>
+    page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+
+  test('walks through sign-in, keys, webhook, site settings and articles', async () => {
+    // Sign in: a wrong token is explained, the right one opens the projects page.
+    await page.goto(`${origin}/dashboard`);
+    assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in');
+    await page.getByLabel('Admin token').fill('wrong-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That is not the admin token.').waitFor();
+    await shot('01-sign-in-error');
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    const cookies = await page.context().cookies();
+    assert.equal(cookies.find((cookie) => cookie.name === 'folio_session')?.httpOnly, true);
+    assert.ok(!(await page.content()).includes(ADMIN_TOKEN), 'the token is not in the page');
+
+    // Create a project.
+    await page.getByLabel('Name', { exact: true }).fill('Field notes');
+    await page.getByLabel('Articles live under').fill('/blog');
+    await page.getByLabel('Website URL').fill('https://www.example.com');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('heading', { name: /Delivery/, level: 1 }).waitFor();
+    const projectId = (await page.locator('#project-id').textContent())!;
+    assert.match(projectId, /^prj_/);
+    await t.putArticle(
+      projectId,
+      'a1',
+      newArticle({ slug: 'first-light', title: 'First light', published: true }),
+    );
+    // Every block type, so the preview shows the whole renderer.
+    await t.putArticle(projectId, 'a2', {
+      slug: 'draft-notes',
+      title: 'Draft notes',
+      blocks: fixtureArticle.blocks,
+    });
+
+    // Create a key: shown once with a copy button, gone after a reload.
+    await page.reload();
+    await page.getByLabel('Key name').fill('production site');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.locator('#new-key').textContent())!;
+    assert.match(key, /^folio_ck_/);
+    await page.getByText('you will not see it again').waitFor();
+    assert.ok(await page.getByRole('button', { name: 'Copy new content key' }).isVisible());
+    await shot('02-delivery-key-created');
+    assert.equal((await t.deliver(key, `/api/v1/projects/${projectId}/content`)).statusCode, 200);
+    await page.reload();
+    assert.equal(await page.locator('#new-key').count(), 0, 'the key is not shown again');
+    assert.ok(!(await page.content()).includes(key));
+    await page.getByRole('cell', { name: key.slice(0, 15) }).waitFor();
+
+    // Reveal the signing secret.
+    await page.getByRole('button', { name: 'Reveal' }).click();
+    const secret = (await page.locator('#signing-secret').textContent())!;
+    assert.match(secret, /^whsec_/);
+    receiver.secrets = [secret];
+
+    // Point the webhook at a local receiver, send a test event, watch the log turn succeeded.
+    await page.getByLabel(/Webhook URL/).fill(receiver.url);
+    await page.getByRole('button', { name: 'Save URL' }).click();
+    await page.getByText('Webhook URL saved.').waitFor();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText('Test event queued').waitFor();
+    const [received] = await receiver.waitFor(1);
+    assert.equal(received!.json.event, 'webhook.test');
+    assert.deepEqual(received!.verified, [true], 'signed with the revealed secret');
+    // No reload: the live refresh brings the outcome in.
+    await page.locator('#delivery-log .status.succeeded').waitFor({ timeout: 10_000 });
+    const row = page.locator('#delivery-log tbody tr').first();
+    assert.match((await row.textContent())!, /webhook\.test\s*succeeded\s*1\s*204/);
+    await shot('03-delivery-webhook-succeeded');
+
+    // Retry sends the same delivery again; its attempts keep counting.
+    await page.getByRole('button', { name: 'Retry webhook.test delivery' }).click();
+    await page.getByText('Delivery queued again.').waitFor();
+    const again = await receiver.waitFor(2);
+    assert.equal(again[1]!.headers['webhook-id'], received!.headers['webhook-id'], 'the same message id');
+    await page.waitForFunction(() =>
+      /succeeded\s*2\s*204/.test(document.querySelector('#delivery-log tbody tr')?.textContent ?? ''),
+    );
+
+    // Site and URLs: the example canonical path follows the articles path.
+    assert.equal(await page.locator('#example-canonical-path').textContent(), '/blog/first-light');
+    await page.getByLabel('Articles live under').fill('/journal');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Site settings saved.').waitFor();
+    assert.equal(await page.locator('#example-canonical-path').textContent(), '/journal/first-light');
+    assert.equal(
+      await page.locator('#example-canonical-url').textContent(),
+      'https://www.example.com/journal/first-light',
+    );
+    const served = await t.deliver(key, `/api/v1/projects/${projectId}/content`);
+    assert.equal(served.json().data[0].seo.canonicalPath, '/journal/first-light');
+    await page.locator('#site').scrollIntoViewIfNeeded();
+    await shot('04-delivery-site-settings');
+
+    // Articles: search, preview, publish, delete with confirmation.
+    await page.getByRole('link', { name: 'Articles', exact: true }).click();
+    await page.getByRole('heading', { name: /Articles/, level: 1 }).waitFor();
+    await shot('05-articles');
+    await page.getByLabel('Search by title').fill('draft');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1 article with').waitFor();
+    await page.getByRole('link', { name: 'Draft notes' }).click();
+    await page
+      .getByRole('article', { name: 'Preview' })
+      .getByRole('heading', { name: 'Draft notes' })
+      .waitFor();
+    await shot('06-article-preview');
+    await page.getByRole('button', { name: 'Publish Draft notes' }).click();
+    await page.getByText('Published "Draft notes".').waitFor();
+    await page.getByText('Delete…').click();
+    await page.getByRole('button', { name: 'Delete article' }).click();
+    await page.getByText('Deleted "Draft notes".').waitFor();
+    assert.equal((await t.admin('GET', `/admin/v1/projects/${projectId}/articles/a2`)).statusCode, 404);
+
+    // Projects list with the rename form.
+    await page.getByRole('link', { name: 'Projects', exact: true }).click();
+    await page.getByLabel('New name for Field notes').fill('Field notes (renamed)');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByText('Renamed to "Field notes (renamed)".').waitFor();
+    await shot('07-projects');
+
+    // After a form, focus is on its outcome; on a fresh page the first Tab reaches the skip link.
+    assert.equal(await page.evaluate(() => document.activeElement?.className), 'flash success');
+    await page.goto(`${origin}/dashboard`);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+
+    // Narrow screens: the Delivery page reflows without horizontal scrolling.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${origin}/dashboard/projects/${projectId}`);
+    await shot('08-delivery-mobile');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    if (overflow > 0) {
+      console.error(
+        await page.evaluate(() =>
+          [...document.querySelectorAll('body *')]
+            .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+            .slice(0, 8)
+            .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`)
+            .join('\n'),
+        ),
+      );
+    }
+    assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+
+    // Sign out: the old session no longer opens pages.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.goto(`${origin}/dashboard`);
+    assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in');
+
+    // Nothing left the machine, and the page script ran without errors.
+    assert.deepEqual(
+      requests.filter((url) => !url.startsWith(`${origin}/`)),
+      [],
+    );
+    assert.deepEqual(consoleErrors, []);
+  });
+});

@@ -1,0 +1,417 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyRequest, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../app.ts';
+import { resolveAdminCredential } from '../services/admin-auth.ts';
+import { DIALECTS } from '../test/databases.ts';
+import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
+import { sessionCookie } from './http.ts';
+import { SESSION_LIFETIME_MS } from './session.ts';
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+function form(fields: Record<string, string>): string {
+  return new URLSearchParams(fields).toString();
+}
+
+function sessionCookieOf(response: LightMyRequestResponse): string | undefined {
+  const header = response.headers['set-cookie'];
+  const cookies = Array.isArray(header) ? header : header ? [header] : [];
+  return cookies.find((cookie) => cookie.startsWith('folio_session='));
+}
+
+/** A signed-in browser: its cookie, the page's CSRF token, and helpers to GET and POST. */
+async function signIn(t: TestApp) {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/dashboard/sign-in',
+    headers: FORM,
+    payload: form({ token: ADMIN_TOKEN }),
+  });
+  assert.equal(response.statusCode, 303);
+  const cookie = sessionCookieOf(response)!.split(';')[0]!;
+  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
+  const home = await get('/dashboard');
+  const csrf = /name="csrf" value="([^"]+)"/.exec(home.body)![1]!;
+  const post = (url: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...FORM, cookie, ...headers },
+      payload: form({ csrf, ...fields }),
+    });
+  /** POSTs, follows the redirect, and returns the page it lands on. */
+  const submit = async (url: string, fields: Record<string, string> = {}) => {
+    const answer = await post(url, fields);
+    assert.equal(answer.statusCode, 303, `${url} answered ${answer.statusCode}: ${answer.body}`);
+    return get(answer.headers.location as string);
+  };
+  return { cookie, csrf, get, post, submit };
+}
+
+for (const dialect of DIALECTS) {
+  describe(`dashboard session [${dialect}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(dialect);
+    });
+    after(() => t.close());
+
+    test('a wrong token shows an error on the sign-in page and sets no cookie', async () => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: FORM,
+        payload: form({ token: 'not-the-token' }),
+      });
+      assert.equal(response.statusCode, 401);
+      assert.match(response.headers['content-type'] as string, /^text\/html/);
+      assert.match(response.body, /That is not the admin token/);
+      assert.equal(sessionCookieOf(response), undefined);
+      assert.doesNotMatch(response.body, /not-the-token/);
+    });
+
+    test('the right token gives an HttpOnly, SameSite=Strict cookie under /dashboard, without Secure on http', async () => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: FORM,
+        payload: form({ token: ADMIN_TOKEN }),
+      });
+      assert.equal(response.statusCode, 303);
+      assert.equal(response.headers.location, '/dashboard');
+      const cookie = sessionCookieOf(response)!;
+      assert.match(cookie, /; HttpOnly/);
+      assert.match(cookie, /; SameSite=Strict/);
+      assert.match(cookie, /; Path=\/dashboard/);
+      assert.match(cookie, new RegExp(`; Max-Age=${SESSION_LIFETIME_MS / 1000}`));
+      assert.doesNotMatch(cookie, /Secure/);
+      assert.ok(!cookie.includes(ADMIN_TOKEN));
+    });
+
+    test('pages need a session: GET redirects to sign-in, POST and the log fragment answer 401', async () => {
+      const page = await t.app.inject({ method: 'GET', url: '/dashboard' });
+      assert.equal(page.statusCode, 303);
+      assert.equal(page.headers.location, '/dashboard/sign-in');
+      const project = await t.createProject();
+      const fragment = await t.app.inject({
+        method: 'GET',
+        url: `/dashboard/projects/${project.id}/deliveries`,
+      });
+      assert.equal(fragment.statusCode, 401);
+      const post = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/projects',
+        headers: FORM,
+        payload: form({ name: 'x' }),
+      });
+      assert.equal(post.statusCode, 401);
+      const forged = await t.app.inject({
+        method: 'GET',
+        url: '/dashboard',
+        headers: { cookie: `folio_session=${'a'.repeat(43)}` },
+      });
+      assert.equal(forged.statusCode, 303);
+    });
+
+    test('the admin token never appears in a page, and the sign-in page has no token in it', async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject({ name: 'Token check' });
+      for (const url of [
+        '/dashboard',
+        `/dashboard/projects/${project.id}`,
+        `/dashboard/projects/${project.id}/articles`,
+      ]) {
+        const page = await browser.get(url);
+        assert.equal(page.statusCode, 200, url);
+        assert.ok(!page.body.includes(ADMIN_TOKEN), url);
+      }
+      const signInPage = await t.app.inject({ method: 'GET', url: '/dashboard/sign-in' });
+      assert.match(signInPage.body, /<form method="post" action="\/dashboard\/sign-in" class="stack">/);
+      assert.match(signInPage.body, /type="password"/);
+    });
+
+    test('a POST without the CSRF token, with a wrong one, or from another origin is refused', async () => {
+      const browser = await signIn(t);
+      const before = (await t.admin('GET', '/admin/v1/projects')).json().data.length;
+      const missing = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/projects',
+        headers: { ...FORM, cookie: browser.cookie },
+        payload: form({ name: 'No token' }),
+      });
+      assert.equal(missing.statusCode, 403);
+      const wrong = await browser.post('/dashboard/projects', { name: 'Wrong token', csrf: 'x'.repeat(43) });
+      assert.equal(wrong.statusCode, 403);
+      const crossOrigin = await browser.post(
+        '/dashboard/projects',
+        { name: 'Elsewhere' },
+        { origin: 'https://evil.example' },
+      );
+      assert.equal(crossOrigin.statusCode, 403);
+      const crossSite = await browser.post(
+        '/dashboard/projects',
+        { name: 'Elsewhere' },
+        { 'sec-fetch-site': 'cross-site' },
+      );
+      assert.equal(crossSite.statusCode, 403);
+      assert.equal(
+        (await t.admin('GET', '/admin/v1/projects')).json().data.length,
+        before,
+        'nothing was created',
+      );
+      const sameOrigin = await browser.post(
+        '/dashboard/projects',
+        { name: 'Same origin' },
+        { origin: 'http://localhost:80' },
+      );
+      assert.equal(sameOrigin.statusCode, 303);
+      // Behind a proxy that ends TLS the request is http; the page's origin is the public one.
+      const proxied = await browser.post(
+        '/dashboard/projects',
+        { name: 'Proxied' },
+        { origin: 'http://folio.test' },
+      );
+      assert.equal(proxied.statusCode, 303);
+    });
+
+    test('the cookie is Secure when the request came over https, and only then', () => {
+      // inject cannot make an encrypted socket; request.protocol is what Fastify derives from one.
+      const over = (protocol: string) => sessionCookie({ protocol } as FastifyRequest, 'id', 60);
+      assert.match(over('https'), /; Secure$/);
+      assert.doesNotMatch(over('http'), /Secure/);
+    });
+
+    test('sign out ends the session on the server: the old cookie no longer opens a page', async () => {
+      const browser = await signIn(t);
+      const out = await browser.post('/dashboard/sign-out');
+      assert.equal(out.statusCode, 303);
+      assert.match(sessionCookieOf(out)!, /Max-Age=0/);
+      const after = await browser.get('/dashboard');
+      assert.equal(after.statusCode, 303);
+      assert.equal(after.headers.location, '/dashboard/sign-in');
+    });
+
+    test('a session survives a restart: another app on the same database knows it', async () => {
+      const browser = await signIn(t);
+      const restarted = await buildApp({
+        db: t.db,
+        baseUrl: 'http://folio.test',
+        adminCredential: await resolveAdminCredential({ db: t.db, now: t.clock.now }, ADMIN_TOKEN),
+        now: t.clock.now,
+      });
+      try {
+        const page = await restarted.inject({
+          method: 'GET',
+          url: '/dashboard',
+          headers: { cookie: browser.cookie },
+        });
+        assert.equal(page.statusCode, 200);
+      } finally {
+        await restarted.close();
+      }
+    });
+
+    test('signing in again replaces the previous session', async () => {
+      const browser = await signIn(t);
+      const again = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: { ...FORM, cookie: browser.cookie },
+        payload: form({ token: ADMIN_TOKEN }),
+      });
+      assert.equal(again.statusCode, 303);
+      assert.notEqual(sessionCookieOf(again)!.split(';')[0], browser.cookie);
+      assert.equal((await browser.get('/dashboard')).statusCode, 303, 'the old session is gone');
+    });
+
+    test('an unknown dashboard address answers an HTML 404 page', async () => {
+      const browser = await signIn(t);
+      for (const url of [
+        '/dashboard/nowhere',
+        '/dashboard/projects/prj_missing',
+        '/dashboard/projects/prj_missing/articles',
+      ]) {
+        const page = await browser.get(url);
+        assert.equal(page.statusCode, 404, url);
+        assert.match(page.headers['content-type'] as string, /^text\/html/, url);
+        assert.match(page.body, /<h1>Not found<\/h1>/, url);
+      }
+    });
+
+    test('a session expires after its lifetime', async () => {
+      const browser = await signIn(t);
+      assert.equal((await browser.get('/dashboard')).statusCode, 200);
+      t.clock.advance(SESSION_LIFETIME_MS);
+      assert.equal((await browser.get('/dashboard')).statusCode, 303);
+    });
+
+    test('the database holds only a hash of the session id', async () => {
+      const browser = await signIn(t);
+      const id = browser.cookie.split('=')[1]!;
+      const rows = await t.db.selectFrom('dashboard_sessions').select('id_hash').execute();
+      assert.ok(rows.length > 0);
+      assert.ok(rows.every((row) => row.id_hash !== id && /^[0-9a-f]{64}$/.test(row.id_hash)));
+    });
+
+    test('pages are HTML with a strict content security policy and no caching', async () => {
+      const browser = await signIn(t);
+      const page = await browser.get('/dashboard');
+      assert.match(page.headers['content-security-policy'] as string, /default-src 'none'/);
+      assert.equal(page.headers['cache-control'], 'no-store');
+      assert.match(page.body, /<main id="main"/);
+      const openapi = (await t.app.inject({ method: 'GET', url: '/public/v1/openapi.json' })).json();
+      assert.deepEqual(
+        Object.keys(openapi.paths).filter((path) => path.startsWith('/dashboard')),
+        [],
+        'dashboard pages are not in the API document',
+      );
+      const css = await t.app.inject({ method: 'GET', url: '/dashboard/assets/dashboard.css' });
+      assert.equal(css.statusCode, 200);
+      assert.match(css.headers['content-type'] as string, /^text\/css/);
+    });
+  });
+
+  describe(`dashboard pages [${dialect}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp(dialect);
+    });
+    after(() => t.close());
+
+    test('create and rename a project; a refused name is shown next to the form, not as JSON', async () => {
+      const browser = await signIn(t);
+      const created = await browser.submit('/dashboard/projects', { name: 'My blog', articlesPath: 'blog' });
+      assert.match(created.body, /Project &quot;My blog&quot; created/);
+      const id = /Project id<\/dt><dd><span class="copyable"><code id="project-id">([^<]+)</.exec(
+        created.body,
+      )![1]!;
+      const renamed = await browser.submit(`/dashboard/projects/${id}/rename`, { name: 'Renamed <blog>' });
+      assert.match(renamed.body, /Renamed to &quot;Renamed &lt;blog&gt;&quot;/);
+      const refused = await browser.submit('/dashboard/projects', { name: 'x', websiteUrl: 'ftp://nope' });
+      assert.match(
+        refused.body,
+        /class="form-error" role="alert" id="create-error">websiteUrl must use http or https/,
+      );
+      assert.match(refused.body, /value="ftp:\/\/nope"/);
+      assert.doesNotMatch(refused.body, /"success":false/);
+    });
+
+    test('a content key is shown once; the list shows its prefix; revoke stops it working', async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject();
+      const page = await browser.submit(`/dashboard/projects/${project.id}/keys`, { name: 'site' });
+      const key = /<code id="new-key">(folio_ck_[^<]+)</.exec(page.body)![1]!;
+      assert.match(page.body, /you will not see it again/);
+      assert.equal((await t.deliver(key, `/api/v1/projects/${project.id}/content`)).statusCode, 200);
+      const again = await browser.get(`/dashboard/projects/${project.id}`);
+      assert.ok(!again.body.includes(key), 'the key is gone on reload');
+      assert.ok(again.body.includes(key.slice(0, 15)), 'its prefix is listed');
+      const keyId = (await t.admin('GET', `/admin/v1/projects/${project.id}/keys`)).json().data[0].id;
+      const revoked = await browser.submit(`/dashboard/projects/${project.id}/keys/${keyId}/revoke`);
+      assert.match(revoked.body, /Key revoked/);
+      assert.equal((await t.deliver(key, `/api/v1/projects/${project.id}/content`)).statusCode, 401);
+    });
+
+    test('webhook: a refused URL is explained by the form; reveal shows the secret; test needs a URL', async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject();
+      const test = await browser.submit(`/dashboard/projects/${project.id}/webhook/test`);
+      assert.match(test.body, /id="webhook-actions-error">The project has no webhook URL/);
+      const bad = await browser.submit(`/dashboard/projects/${project.id}/webhook`, { url: 'not a url' });
+      assert.match(bad.body, /id="webhook-error">/);
+      const saved = await browser.submit(`/dashboard/projects/${project.id}/webhook`, {
+        url: 'http://127.0.0.1:9/hook',
+      });
+      assert.match(saved.body, /Webhook URL saved/);
+      const revealed = await browser.submit(`/dashboard/projects/${project.id}/webhook/reveal`);
+      const secret = /<code id="signing-secret">(whsec_[^<]+)</.exec(revealed.body)![1]!;
+      const viaApi = await t.admin('POST', `/admin/v1/projects/${project.id}/webhook/reveal-secret`);
+      assert.equal(viaApi.json().data.secret, secret);
+      const queued = await browser.submit(`/dashboard/projects/${project.id}/webhook/test`);
+      assert.match(queued.body, /Test event queued/);
+      const log = await browser.get(`/dashboard/projects/${project.id}/deliveries`);
+      assert.match(log.body, /webhook\.test/);
+      assert.match(log.body, /class="status pending"/);
+      assert.doesNotMatch(log.body, /<html/);
+    });
+
+    test('site settings change the example canonical path and sitemap URL', async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject({ websiteUrl: 'https://www.example.com' });
+      await t.putArticle(project.id, 'a1', newArticle({ slug: 'first-post' }));
+      const page = await browser.submit(`/dashboard/projects/${project.id}/site`, {
+        articlesPath: '/news/',
+        websiteUrl: 'https://blog.example.org',
+      });
+      assert.match(page.body, /id="example-canonical-path">\/news\/first-post</);
+      assert.match(page.body, /id="example-sitemap-url">https:\/\/blog\.example\.org\/news\/first-post</);
+      const refused = await browser.submit(`/dashboard/projects/${project.id}/site`, {
+        articlesPath: '/a b',
+        websiteUrl: '',
+      });
+      assert.match(refused.body, /id="site-error">articlesPath has a segment/);
+    });
+
+    test('articles: search by title, publish, unpublish, delete, and a preview rendered safely', async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject();
+      await t.putArticle(project.id, 'a1', newArticle({ title: 'Spring 100% sale', slug: 'spring' }));
+      await t.putArticle(
+        project.id,
+        'a2',
+        newArticle({ title: 'Autumn notes', slug: 'autumn', published: true }),
+      );
+      await t.putArticle(
+        project.id,
+        'a3',
+        newArticle({
+          title: 'Hostile <script>alert(1)</script>',
+          slug: 'hostile',
+          blocks: [
+            {
+              type: 'paragraph',
+              content: [{ text: '<img src=x onerror=alert(2)>' }],
+            },
+          ],
+        }),
+      );
+      const base = `/dashboard/projects/${project.id}/articles`;
+      const all = await browser.get(base);
+      assert.match(all.body, /3 articles/);
+      const found = await browser.get(`${base}?q=${encodeURIComponent('SPRING 100%')}`);
+      assert.match(found.body, /1 article with/);
+      assert.match(found.body, /Spring 100% sale/);
+      assert.equal(
+        (await browser.get(`${base}?q=_`)).body.match(/<tbody>/) === null,
+        true,
+        'an underscore matches itself',
+      );
+
+      const published = await browser.submit(`${base}/a1/publish`, { back: base });
+      assert.match(published.body, /Published &quot;Spring 100% sale&quot;/);
+      assert.equal(
+        (await t.admin('GET', `/admin/v1/projects/${project.id}/articles/a1`)).json().data.published,
+        true,
+      );
+      await browser.submit(`${base}/a1/unpublish`, { back: 'https://evil.example/' });
+      assert.equal(
+        (await t.admin('GET', `/admin/v1/projects/${project.id}/articles/a1`)).json().data.published,
+        false,
+      );
+
+      const preview = await browser.get(`${base}/a3`);
+      assert.equal(preview.statusCode, 200);
+      assert.match(preview.body, /Hostile &lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+      assert.doesNotMatch(preview.body, /<script>alert|<img src=x/);
+      assert.match(preview.body, /&lt;img src=x onerror=alert\(2\)&gt;/);
+
+      const deleted = await browser.submit(`${base}/a3/delete`, { back: `${base}/a3` });
+      assert.match(deleted.body, /Deleted &quot;Hostile/);
+      assert.equal((await t.admin('GET', `/admin/v1/projects/${project.id}/articles/a3`)).statusCode, 404);
+      const gone = await browser.get(`${base}/a3`);
+      assert.equal(gone.statusCode, 404);
+      assert.match(gone.headers['content-type'] as string, /^text\/html/);
+    });
+  });
+}

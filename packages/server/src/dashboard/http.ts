@@ -1,0 +1,105 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import type { ServiceDeps } from '../services/deps.ts';
+import { type DashboardSession, type Flash, findSession, setFlash } from './session.ts';
+
+export const SESSION_COOKIE = 'folio_session';
+
+/** What a signed-in request carries, attached by the session hook. */
+export interface SignedIn {
+  session: DashboardSession;
+  flash: Flash | undefined;
+}
+
+const signedIn = new WeakMap<FastifyRequest, SignedIn>();
+
+export function attachSession(request: FastifyRequest, value: SignedIn): void {
+  signedIn.set(request, value);
+}
+
+/** The request's session; the hook has already refused requests without one. */
+export function sessionOf(request: FastifyRequest): SignedIn {
+  const value = signedIn.get(request);
+  if (!value) throw new Error('dashboard route reached without a session');
+  return value;
+}
+
+/** The session cookie's value from the Cookie header. */
+export function readSessionCookie(request: FastifyRequest): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === SESSION_COOKIE) return rest.join('=');
+  }
+  return undefined;
+}
+
+/** HttpOnly, SameSite=Strict, only under /dashboard, and Secure when the request came over https. */
+export function sessionCookie(request: FastifyRequest, value: string, maxAgeSeconds: number): string {
+  const secure = request.protocol === 'https' ? '; Secure' : '';
+  return `${SESSION_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
+}
+
+export async function loadSession(
+  deps: ServiceDeps,
+  request: FastifyRequest,
+  takeFlash: boolean,
+): Promise<SignedIn | undefined> {
+  return findSession(deps, readSessionCookie(request), { takeFlash });
+}
+
+/**
+ * A POST from another site is refused: browsers send Origin (and Sec-Fetch-Site) on form posts,
+ * and only a page of this server may post here. The CSRF token is checked besides. The server's
+ * public origin (FOLIO_BASE_URL) counts as its own: behind a proxy that ends TLS the request
+ * itself arrives over http, while the browser's Origin says https.
+ */
+export function isCrossSite(request: FastifyRequest, publicOrigin: string): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  return origin !== `${request.protocol}://${request.host}` && origin !== publicOrigin;
+}
+
+export type FormBody = Record<string, string>;
+
+/** The form body as flat text fields (the last value wins for a repeated name). */
+export function formBody(request: FastifyRequest): FormBody {
+  return (request.body as FormBody | undefined) ?? {};
+}
+
+export function sendHtml(reply: FastifyReply, page: string, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page);
+}
+
+/**
+ * Runs a form's action, then redirects (POST-redirect-GET) with a flash: the action's success
+ * message, or the service's refusal shown next to `form` with what the user typed.
+ */
+export async function runAction(
+  deps: ServiceDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: { form: string; back: string },
+  action: () => Promise<Omit<Flash, 'kind'> & { back?: string }>,
+): Promise<FastifyReply> {
+  const { session } = sessionOf(request);
+  let back = target.back;
+  try {
+    const { back: next, ...flash } = await action();
+    if (next) back = next;
+    await setFlash(deps, session, { kind: 'success', ...flash });
+  } catch (error) {
+    if (!(error instanceof AppError) || error.status >= 500) throw error;
+    const { csrf: _csrf, ...values } = formBody(request);
+    await setFlash(deps, session, { kind: 'error', message: readable(error), form: target.form, values });
+  }
+  return reply.code(303).header('location', back).send();
+}
+
+/** The service's message, with the field problems it names. */
+function readable(error: AppError): string {
+  const details = (error.details ?? []).map((detail) => detail.message);
+  const extra = details.filter((message) => !error.message.includes(message));
+  return extra.length > 0 ? `${error.message} (${extra.join('; ')})` : error.message;
+}

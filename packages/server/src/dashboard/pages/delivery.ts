@@ -1,0 +1,207 @@
+import { html, type SafeHtml } from '@folio/client';
+import type { ContentKey, Delivery, Project, Webhook } from '@folio/schema';
+import {
+  confirmButton,
+  copyable,
+  csrfField,
+  describedBy,
+  formError,
+  layout,
+  type PageContext,
+  timeTag,
+  typed,
+} from './layout.ts';
+
+export interface DeliveryPageData {
+  project: Project;
+  baseUrl: string;
+  keys: ContentKey[];
+  webhook: Webhook;
+  deliveries: Delivery[];
+  /** A slug to build the example URLs on: a real article's when there is one. */
+  exampleSlug: string;
+}
+
+/** The seed's Delivery page: Connection, Content API keys, Webhook, Site and URLs. */
+export function deliveryPage(context: PageContext, data: DeliveryPageData): string {
+  const { project } = data;
+  return layout({
+    title: `${project.name}: Delivery`,
+    context,
+    project: { id: project.id, name: project.name, current: 'delivery' },
+    body: html`<h1>Delivery <span class="muted">· ${project.name}</span></h1>
+<div class="cards">
+${connectionCard(data)}
+${keysCard(context, data)}
+${webhookCard(context, data)}
+${siteCard(context, data)}
+</div>`,
+  });
+}
+
+function projectPath(project: Project): string {
+  return `/dashboard/projects/${encodeURIComponent(project.id)}`;
+}
+
+function connectionCard({ project, baseUrl }: DeliveryPageData): SafeHtml {
+  const listUrl = `${baseUrl}/api/v1/projects/${encodeURIComponent(project.id)}/content`;
+  const curl = `curl -H "Authorization: Bearer $FOLIO_CONTENT_KEY" "${listUrl}"`;
+  return html`<section class="card" id="connection" aria-labelledby="connection-title">
+  <h2 id="connection-title">Connection</h2>
+  <dl class="facts">
+    <dt>Project id</dt><dd>${copyable('project-id', project.id, 'project id')}</dd>
+    <dt>Base URL</dt><dd>${copyable('base-url', baseUrl, 'base URL')}</dd>
+  </dl>
+  <p>List the published articles; put a content key in <code>FOLIO_CONTENT_KEY</code> first:</p>
+  <pre class="command">${copyable('curl-line', curl, 'curl command')}</pre>
+</section>`;
+}
+
+function keysCard({ flash, csrfToken }: PageContext, { project, keys }: DeliveryPageData): SafeHtml {
+  const base = projectPath(project);
+  const created = flash?.secret?.label === 'content-key' ? flash.secret.value : undefined;
+  const rows = keys.map(
+    (key) => html`<tr>
+      <th scope="row">${key.name}</th>
+      <td><code>${key.prefix}…</code></td>
+      <td>${timeTag(key.createdAt)}</td>
+      <td>${timeTag(key.lastUsedAt, 'never')}</td>
+      <td>${confirmButton({
+        action: `${base}/keys/${encodeURIComponent(key.id)}/revoke`,
+        csrfToken,
+        label: 'Revoke…',
+        question: `Revoke "${key.name}"? Sites using it stop getting content at once.`,
+        confirmLabel: 'Revoke key',
+        small: true,
+      })}</td>
+    </tr>`,
+  );
+  return html`<section class="card" id="keys" aria-labelledby="keys-title">
+  <h2 id="keys-title">Content API keys</h2>
+  ${
+    created
+      ? html`<div class="once" role="status">
+    <p><strong>Your new content key.</strong> Copy it now: you will not see it again.</p>
+    <p>${copyable('new-key', created, 'new content key')}</p>
+  </div>`
+      : ''
+  }
+  <form method="post" action="${base}/keys" class="inline">
+    ${csrfField(csrfToken)}
+    <label for="key-name">Key name</label>
+    <input id="key-name" name="name" required maxlength="200" placeholder="e.g. production site"
+      value="${typed(flash, 'keys', 'name', '')}"${describedBy(flash, 'keys')}>
+    <button type="submit" class="button primary">Create key</button>
+    ${formError(flash, 'keys')}
+  </form>
+  ${
+    keys.length === 0
+      ? html`<p>No working keys. A site needs one to read content.</p>`
+      : html`<div class="table-wrap"><table>
+    <caption class="sr-only">Working content keys</caption>
+    <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`
+  }
+</section>`;
+}
+
+function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
+  const { flash, csrfToken } = context;
+  const { project, webhook } = data;
+  const base = projectPath(project);
+  const secret = flash?.secret?.label === 'signing-secret' ? flash.secret.value : undefined;
+  const state = !webhook.url
+    ? 'No URL set: nothing is sent.'
+    : webhook.enabled
+      ? `Sending ${webhook.signed ? 'signed' : 'unsigned (reveal the secret to sign)'} deliveries.`
+      : `Disabled: ${webhook.disabledReason ?? 'unknown reason'}. Save the URL again to enable it.`;
+  return html`<section class="card" id="webhook" aria-labelledby="webhook-title">
+  <h2 id="webhook-title">Webhook</h2>
+  <p class="muted">${state}</p>
+  <form method="post" action="${base}/webhook" class="inline">
+    ${csrfField(csrfToken)}
+    <label for="webhook-url">Webhook URL <span class="muted">(empty removes it)</span></label>
+    <input id="webhook-url" name="url" type="url" placeholder="https://www.example.com/webhooks/folio"
+      value="${typed(flash, 'webhook', 'url', webhook.url ?? '')}"${describedBy(flash, 'webhook')}>
+    <button type="submit" class="button primary">Save URL</button>
+    ${formError(flash, 'webhook')}
+  </form>
+  <h3>Signing secret</h3>
+  ${
+    secret
+      ? html`<div class="once" role="status"><p>Signing secret, for your receiver's server-side settings:</p><p>${copyable('signing-secret', secret, 'signing secret')}</p></div>`
+      : html`<p class="muted">${webhook.signed ? 'Deliveries are signed. Reveal shows the secret.' : 'Deliveries are sent unsigned until the secret is revealed.'}${webhook.secretRotatedAt ? html` Rotated ${timeTag(webhook.secretRotatedAt)}; the previous secret keeps signing for 24 hours.` : ''}</p>`
+  }
+  <div class="actions">
+    <form method="post" action="${base}/webhook/reveal">${csrfField(csrfToken)}<button type="submit" class="button secondary">Reveal</button></form>
+    ${confirmButton({
+      action: `${base}/webhook/rotate`,
+      csrfToken,
+      label: 'Rotate…',
+      question: 'Make a new signing secret? The old one keeps signing beside it for 24 hours.',
+      confirmLabel: 'Rotate secret',
+    })}
+    <form method="post" action="${base}/webhook/test">${csrfField(csrfToken)}<button type="submit" class="button secondary">Send test event</button></form>
+  </div>
+  ${formError(flash, 'webhook-actions')}
+  <h3 id="log-title">Delivery log</h3>
+  <div id="delivery-log" data-refresh="${base}/deliveries" aria-labelledby="log-title">
+    ${deliveryLog(context, project, data.deliveries)}
+  </div>
+</section>`;
+}
+
+/** The delivery log table; also served alone so the page can refresh it. */
+export function deliveryLog(
+  { csrfToken }: Pick<PageContext, 'csrfToken'>,
+  project: Project,
+  deliveries: Delivery[],
+): SafeHtml {
+  if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
+  const base = projectPath(project);
+  const rows = deliveries.map(
+    (delivery) => html`<tr data-delivery="${delivery.id}">
+      <td>${delivery.event}</td>
+      <td><span class="status ${delivery.status}">${delivery.status}</span></td>
+      <td>${delivery.attempts}</td>
+      <td>${delivery.lastStatusCode ?? (delivery.lastError ? html`<span title="${delivery.lastError}">error</span>` : '—')}</td>
+      <td>${timeTag(delivery.createdAt)}</td>
+      <td><form method="post" action="${base}/webhook/deliveries/${encodeURIComponent(delivery.id)}/retry">${csrfField(csrfToken)}<button type="submit" class="button small secondary" aria-label="Retry ${delivery.event} delivery">Retry</button></form></td>
+    </tr>`,
+  );
+  return html`<div class="table-wrap"><table>
+  <caption class="sr-only">Recent webhook deliveries, newest first</caption>
+  <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last response</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+  <tbody>${rows}</tbody>
+</table></div>`;
+}
+
+function siteCard(
+  { flash, csrfToken }: PageContext,
+  { project, baseUrl, exampleSlug }: DeliveryPageData,
+): SafeHtml {
+  const base = projectPath(project);
+  const path = `${project.articlesPath}/${encodeURIComponent(exampleSlug)}`;
+  const sitemapEndpoint = `${baseUrl}/api/v1/projects/${encodeURIComponent(project.id)}/content/sitemap`;
+  return html`<section class="card" id="site" aria-labelledby="site-title">
+  <h2 id="site-title">Site and URLs</h2>
+  <form method="post" action="${base}/site" class="stack">
+    ${csrfField(csrfToken)}
+    <label for="articles-path">Articles live under <span class="muted">(a path such as /blog; empty: the site root)</span></label>
+    <input id="articles-path" name="articlesPath" value="${typed(flash, 'site', 'articlesPath', project.articlesPath)}"${describedBy(flash, 'site')}>
+    <label for="website-url">Website URL <span class="muted">(the origin sitemap entries use)</span></label>
+    <input id="website-url" name="websiteUrl" type="url" placeholder="https://www.example.com"
+      value="${typed(flash, 'site', 'websiteUrl', project.websiteUrl ?? '')}"${describedBy(flash, 'site')}>
+    ${formError(flash, 'site')}
+    <button type="submit" class="button primary">Save settings</button>
+  </form>
+  <h3>Example for the article <code>${exampleSlug}</code></h3>
+  <dl class="facts">
+    <dt>Canonical path</dt><dd><code id="example-canonical-path">${path}</code></dd>
+    <dt>Canonical URL</dt><dd>${project.websiteUrl ? html`<code id="example-canonical-url">${project.websiteUrl}${path}</code>` : html`<span class="muted">your site's origin + <code>${path}</code></span>`}</dd>
+    <dt>Sitemap entry URL</dt><dd>${project.websiteUrl ? html`<code id="example-sitemap-url">${project.websiteUrl}${path}</code>` : html`<span class="muted">set a Website URL: the sitemap needs one</span>`}</dd>
+    <dt>Sitemap endpoint</dt><dd><code>${sitemapEndpoint}</code></dd>
+  </dl>
+</section>`;
+}

@@ -1,0 +1,125 @@
+import { html, type SafeHtml } from '@folio/client';
+import type { Flash } from '../session.ts';
+
+export interface PageContext {
+  csrfToken: string;
+  flash: Flash | undefined;
+}
+
+export interface ProjectNav {
+  id: string;
+  name: string;
+  current: 'delivery' | 'articles';
+}
+
+/** The whole document: landmarks, skip link, navigation, sign-out, flash region. */
+export function layout(options: {
+  title: string;
+  body: SafeHtml;
+  context?: PageContext;
+  project?: ProjectNav;
+}): string {
+  const { title, body, context, project } = options;
+  return `<!doctype html>\n${html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${title} · Folio dashboard</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+<script src="/dashboard/assets/dashboard.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+  <a class="brand" href="/dashboard">Folio</a>
+  ${context ? navigation(context, project) : ''}
+</header>
+<main id="main" tabindex="-1">
+${context ? flashMessage(context.flash) : ''}
+${body}
+</main>
+<div class="sr-only" role="status" aria-live="polite" data-announcer></div>
+</body>
+</html>`}\n`;
+}
+
+function navigation(context: PageContext, project: ProjectNav | undefined): SafeHtml {
+  const link = (href: string, label: string, current: boolean) =>
+    html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  const base = project ? `/dashboard/projects/${encodeURIComponent(project.id)}` : '';
+  return html`<nav aria-label="Main">
+    <ul>
+      ${link('/dashboard', 'Projects', !project)}
+      ${project ? link(base, `${project.name}: Delivery`, project.current === 'delivery') : ''}
+      ${project ? link(`${base}/articles`, 'Articles', project.current === 'articles') : ''}
+    </ul>
+  </nav>
+  <form method="post" action="/dashboard/sign-out" class="sign-out">
+    ${csrfField(context.csrfToken)}
+    <button type="submit" class="button secondary">Sign out</button>
+  </form>`;
+}
+
+/** The page-level message; errors that belong to a form are shown beside it instead. */
+function flashMessage(flash: Flash | undefined): SafeHtml {
+  const visible = flash && !(flash.kind === 'error' && flash.form);
+  return html`<div class="flash-region" aria-live="polite">${
+    visible
+      ? html`<p class="flash ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">${flash.message}</p>`
+      : ''
+  }</div>`;
+}
+
+export function csrfField(token: string): SafeHtml {
+  return html`<input type="hidden" name="csrf" value="${token}">`;
+}
+
+/** The error of `form` from the last POST, shown next to that form. */
+export function formError(flash: Flash | undefined, form: string): SafeHtml | '' {
+  if (flash?.kind !== 'error' || flash.form !== form) return '';
+  return html`<p class="form-error" role="alert" id="${form}-error">${flash.message}</p>`;
+}
+
+/** What the user typed into a refused form, or the stored value. */
+export function typed(flash: Flash | undefined, form: string, field: string, stored: string): string {
+  if (flash?.kind === 'error' && flash.form === form && flash.values?.[field] !== undefined) {
+    return flash.values[field]!;
+  }
+  return stored;
+}
+
+export function describedBy(flash: Flash | undefined, form: string): SafeHtml | '' {
+  return flash?.kind === 'error' && flash.form === form ? html` aria-describedby="${form}-error"` : '';
+}
+
+/** An ISO time as a readable UTC date with a machine-readable `<time>`. */
+export function timeTag(iso: string | null, empty = '—'): SafeHtml | string {
+  if (!iso) return empty;
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+/** A destructive action behind a disclosure: works without JavaScript, one extra deliberate click. */
+export function confirmButton(options: {
+  action: string;
+  csrfToken: string;
+  label: string;
+  question: string;
+  confirmLabel: string;
+  small?: boolean;
+}): SafeHtml {
+  return html`<details class="confirm">
+    <summary class="button danger${options.small ? ' small' : ''}">${options.label}</summary>
+    <form method="post" action="${options.action}">
+      ${csrfField(options.csrfToken)}
+      <p>${options.question}</p>
+      <button type="submit" class="button danger">${options.confirmLabel}</button>
+    </form>
+  </details>`;
+}
+
+/** A value with a copy button (the button appears only when the script runs). */
+export function copyable(id: string, value: string, label: string): SafeHtml {
+  return html`<span class="copyable"><code id="${id}">${value}</code><button type="button" class="button small secondary" data-copy="${id}" hidden aria-label="Copy ${label}">Copy</button></span>`;
+}

@@ -1,0 +1,49 @@
+import { html } from '@folio/client';
+import type { Project } from '@folio/schema';
+import { csrfField, describedBy, formError, layout, type PageContext, timeTag, typed } from './layout.ts';
+
+/** All projects, with a rename form each, and the form that creates one. */
+export function projectsPage(context: PageContext, projects: Project[]): string {
+  const { flash, csrfToken } = context;
+  const rows = projects.map((project) => {
+    const form = `rename-${project.id}`;
+    const path = `/dashboard/projects/${encodeURIComponent(project.id)}`;
+    return html`<li class="project">
+  <div class="project-head">
+    <h3><a href="${path}">${project.name}</a></h3>
+    <p class="muted"><code>${project.id}</code> · created ${timeTag(project.createdAt)}</p>
+    <p><a href="${path}">Delivery</a> · <a href="${path}/articles">Articles</a></p>
+  </div>
+  <form method="post" action="${path}/rename" class="inline">
+    ${csrfField(csrfToken)}
+    <label for="${form}-name">New name for ${project.name}</label>
+    <input id="${form}-name" name="name" required maxlength="200" value="${typed(flash, form, 'name', project.name)}"${describedBy(flash, form)}>
+    <button type="submit" class="button secondary">Rename</button>
+    ${formError(flash, form)}
+  </form>
+</li>`;
+  });
+  return layout({
+    title: 'Projects',
+    context,
+    body: html`<h1>Projects</h1>
+<section class="card" aria-labelledby="list-title">
+  <h2 id="list-title">Your projects</h2>
+  ${projects.length === 0 ? html`<p>No projects yet. Create the first one below.</p>` : html`<ul class="projects">${rows}</ul>`}
+</section>
+<section class="card" aria-labelledby="create-title">
+  <h2 id="create-title">Create a project</h2>
+  <form method="post" action="/dashboard/projects" class="stack">
+    ${csrfField(csrfToken)}
+    <label for="create-name">Name</label>
+    <input id="create-name" name="name" required maxlength="200" value="${typed(flash, 'create', 'name', '')}"${describedBy(flash, 'create')}>
+    <label for="create-website">Website URL <span class="muted">(optional, e.g. https://www.example.com)</span></label>
+    <input id="create-website" name="websiteUrl" type="url" value="${typed(flash, 'create', 'websiteUrl', '')}">
+    <label for="create-path">Articles live under <span class="muted">(optional, e.g. /blog)</span></label>
+    <input id="create-path" name="articlesPath" value="${typed(flash, 'create', 'articlesPath', '')}">
+    ${formError(flash, 'create')}
+    <button type="submit" class="button primary">Create project</button>
+  </form>
+</section>`,
+  });
+}

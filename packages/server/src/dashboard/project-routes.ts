@@ -1,0 +1,179 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { AppError } from '../errors.ts';
+import { listArticles } from '../services/articles.ts';
+import { createContentKey, listContentKeys, revokeContentKey } from '../services/content-keys.ts';
+import type { ServiceDeps } from '../services/deps.ts';
+import { createProject, getProject, listProjects, updateProject } from '../services/projects.ts';
+import {
+  getWebhook,
+  listDeliveries,
+  retryDelivery,
+  revealWebhookSecret,
+  rotateWebhookSecret,
+  sendTestEvent,
+  setWebhookUrl,
+} from '../services/webhooks.ts';
+import { formBody, runAction, sendHtml, sessionOf } from './http.ts';
+import { deliveryLog, deliveryPage } from './pages/delivery.ts';
+import { projectsPage } from './pages/projects.ts';
+
+type ProjectParams = { projectId: string };
+const LOG_SIZE = 20;
+
+function projectPath(projectId: string): string {
+  return `/dashboard/projects/${encodeURIComponent(projectId)}`;
+}
+
+/** Projects, and a project's Delivery page with its four cards' forms. */
+export function projectRoutes({ deps, baseUrl }: { deps: ServiceDeps; baseUrl: string }): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/', async (request, reply) => {
+      const { session, flash } = sessionOf(request);
+      return sendHtml(reply, projectsPage({ csrfToken: session.csrfToken, flash }, await listProjects(deps)));
+    });
+
+    app.post('/projects', async (request, reply) =>
+      runAction(deps, request, reply, { form: 'create', back: '/dashboard' }, async () => {
+        const { name = '', websiteUrl = '', articlesPath = '' } = formBody(request);
+        const project = await createProject(deps, {
+          name: requireText(name, 'name'),
+          websiteUrl,
+          articlesPath,
+        });
+        return { message: `Project "${project.name}" created.`, back: projectPath(project.id) };
+      }),
+    );
+
+    app.post<{ Params: ProjectParams }>('/projects/:projectId/rename', async (request, reply) => {
+      const { projectId } = request.params;
+      return runAction(
+        deps,
+        request,
+        reply,
+        { form: `rename-${projectId}`, back: '/dashboard' },
+        async () => {
+          const name = requireText(formBody(request).name ?? '', 'name');
+          const project = await updateProject(deps, projectId, { name });
+          return { message: `Renamed to "${project.name}".` };
+        },
+      );
+    });
+
+    app.get<{ Params: ProjectParams }>('/projects/:projectId', async (request, reply) => {
+      const { session, flash } = sessionOf(request);
+      const { projectId } = request.params;
+      const project = await getProject(deps, projectId);
+      const [keys, webhook, deliveries, latest] = await Promise.all([
+        listContentKeys(deps, projectId),
+        getWebhook(deps, projectId),
+        listDeliveries(deps, projectId, { page: 1, limit: LOG_SIZE }),
+        listArticles(deps, projectId, { page: 1, limit: 1 }),
+      ]);
+      return sendHtml(
+        reply,
+        deliveryPage(
+          { csrfToken: session.csrfToken, flash },
+          {
+            project,
+            baseUrl,
+            keys,
+            webhook,
+            deliveries: deliveries.data,
+            exampleSlug: latest.data[0]?.slug ?? 'hello-world',
+          },
+        ),
+      );
+    });
+
+    app.get<{ Params: ProjectParams }>('/projects/:projectId/deliveries', async (request, reply) => {
+      const { projectId } = request.params;
+      const project = await getProject(deps, projectId);
+      const { data } = await listDeliveries(deps, projectId, { page: 1, limit: LOG_SIZE });
+      return sendHtml(
+        reply,
+        String(deliveryLog({ csrfToken: sessionOf(request).session.csrfToken }, project, data)),
+      );
+    });
+
+    installProjectActions(app, deps);
+  };
+}
+
+function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: ServiceDeps): void {
+  const action = (
+    path: string,
+    form: string,
+    anchor: string,
+    work: (
+      projectId: string,
+      body: Record<string, string>,
+      params: Record<string, string>,
+    ) => Promise<{
+      message: string;
+      secret?: { label: string; value: string };
+    }>,
+  ) =>
+    app.post<{ Params: ProjectParams & Record<string, string> }>(
+      `/projects/:projectId${path}`,
+      async (request, reply) => {
+        const { projectId } = request.params;
+        const back = `${projectPath(projectId)}#${anchor}`;
+        return runAction(deps, request, reply, { form, back }, () =>
+          work(projectId, formBody(request), request.params),
+        );
+      },
+    );
+
+  action('/keys', 'keys', 'keys', async (projectId, body) => {
+    const created = await createContentKey(deps, projectId, requireText(body.name ?? '', 'name'));
+    return {
+      message: `Key "${created.name}" created.`,
+      secret: { label: 'content-key', value: created.key },
+    };
+  });
+  action('/keys/:keyId/revoke', 'keys', 'keys', async (projectId, _body, params) => {
+    await revokeContentKey(deps, projectId, params.keyId!);
+    return { message: 'Key revoked; it no longer works.' };
+  });
+  action('/webhook', 'webhook', 'webhook', async (projectId, body) => {
+    const url = (body.url ?? '').trim();
+    await setWebhookUrl(deps, projectId, url === '' ? null : url);
+    return { message: url === '' ? 'Webhook URL removed.' : 'Webhook URL saved.' };
+  });
+  action('/webhook/reveal', 'webhook-actions', 'webhook', async (projectId) => ({
+    message: 'Signing secret revealed; deliveries are signed with it.',
+    secret: { label: 'signing-secret', value: await revealWebhookSecret(deps, projectId) },
+  }));
+  action('/webhook/rotate', 'webhook-actions', 'webhook', async (projectId) => ({
+    message: 'New signing secret made; the previous one keeps signing for 24 hours.',
+    secret: { label: 'signing-secret', value: await rotateWebhookSecret(deps, projectId) },
+  }));
+  action('/webhook/test', 'webhook-actions', 'webhook', async (projectId) => {
+    await sendTestEvent(deps, projectId);
+    return { message: 'Test event queued; its delivery appears in the log.' };
+  });
+  action(
+    '/webhook/deliveries/:deliveryId/retry',
+    'webhook-actions',
+    'webhook',
+    async (projectId, _body, params) => {
+      await retryDelivery(deps, projectId, params.deliveryId!);
+      return { message: 'Delivery queued again.' };
+    },
+  );
+  action('/site', 'site', 'site', async (projectId, body) => {
+    await updateProject(deps, projectId, {
+      articlesPath: body.articlesPath ?? '',
+      websiteUrl: (body.websiteUrl ?? '').trim() === '' ? null : body.websiteUrl!,
+    });
+    return { message: 'Site settings saved.' };
+  });
+}
+
+/** A required text field: the management API's schema refuses an empty one, and so do we. */
+function requireText(value: string, field: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '') throw new AppError('invalid_body', `The ${field} must not be empty.`);
+  if (trimmed.length > 200) throw new AppError('invalid_body', `The ${field} is longer than 200 characters.`);
+  return trimmed;
+}

@@ -1,0 +1,174 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { AppError } from '../errors.ts';
+import type { AdminCredential } from '../services/admin-auth.ts';
+import type { ServiceDeps } from '../services/deps.ts';
+import { articleRoutes } from './article-routes.ts';
+import {
+  attachSession,
+  formBody,
+  isCrossSite,
+  loadSession,
+  readSessionCookie,
+  sendHtml,
+  sessionCookie,
+  sessionOf,
+} from './http.ts';
+import { messagePage, signInPage } from './pages/sign-in.ts';
+import { projectRoutes } from './project-routes.ts';
+import { csrfTokenMatches, findSession, SESSION_LIFETIME_MS, signIn, signOut } from './session.ts';
+
+export interface DashboardOptions {
+  deps: ServiceDeps;
+  credential: AdminCredential;
+  /** The server's public base URL, shown on the Connection card. */
+  baseUrl: string;
+}
+
+const FORM_BODY_LIMIT = 64 * 1024;
+const PUBLIC_PATHS = new Set([
+  '/dashboard/sign-in',
+  '/dashboard/assets/dashboard.css',
+  '/dashboard/assets/dashboard.js',
+]);
+const ASSETS = {
+  'dashboard.css': { type: 'text/css; charset=utf-8', body: readAsset('dashboard.css') },
+  'dashboard.js': { type: 'text/javascript; charset=utf-8', body: readAsset('dashboard.js') },
+};
+// Only this server's own files: inline code and every other origin are refused.
+const CSP =
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+function readAsset(name: string): string {
+  return readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+}
+
+/** The dashboard at /dashboard: server-rendered pages over the same services as the management API. */
+export function dashboardRoutes(options: DashboardOptions): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(async (dashboard) => installDashboard(dashboard, options), { prefix: '/dashboard' });
+  };
+}
+
+async function installDashboard(app: FastifyInstance, { deps, credential, baseUrl }: DashboardOptions) {
+  installPlumbing(app);
+  installGuard(app, deps, new URL(baseUrl).origin);
+  installErrorPages(app);
+  app.get('/assets/:name', async (request, reply) => {
+    const asset = ASSETS[(request.params as { name: string }).name as keyof typeof ASSETS];
+    if (!asset) throw new AppError('not_found');
+    return reply.header('cache-control', 'no-cache').type(asset.type).send(asset.body);
+  });
+  installSessionRoutes(app, deps, credential);
+  await app.register(projectRoutes({ deps, baseUrl }));
+  await app.register(articleRoutes(deps));
+}
+
+/** Form bodies, security headers, and no dashboard route in the OpenAPI document. */
+function installPlumbing(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('content-security-policy', CSP);
+    reply.header('x-content-type-options', 'nosniff');
+    // Not no-referrer: with it Chromium posts forms with `Origin: null`, which the Origin check refuses.
+    reply.header('referrer-policy', 'same-origin');
+    reply.header('x-frame-options', 'DENY');
+    return payload;
+  });
+}
+
+/**
+ * Before every handler: POSTs from another origin are refused; every page but sign-in and the
+ * assets needs a live session; every POST needs the session's CSRF token.
+ */
+function installGuard(app: FastifyInstance, deps: ServiceDeps, publicOrigin: string): void {
+  app.addHook('preHandler', async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    if (request.method === 'POST' && isCrossSite(request, publicOrigin)) {
+      return sendHtml(reply, messagePage('Refused', 'This form was posted from another site.'), 403);
+    }
+    if (PUBLIC_PATHS.has(path)) return;
+    // A page view consumes the flash; the delivery log's background refresh must not.
+    const pageView = request.method === 'GET' && !path.endsWith('/deliveries');
+    const found = await loadSession(deps, request, pageView);
+    if (!found) {
+      if (pageView) return reply.code(303).header('location', '/dashboard/sign-in').send();
+      const signInLink = { href: '/dashboard/sign-in', label: 'Sign in' };
+      return sendHtml(
+        reply,
+        messagePage('Signed out', 'Your session has ended. Sign in again.', signInLink),
+        401,
+      );
+    }
+    if (request.method === 'POST' && !csrfTokenMatches(found.session, formBody(request).csrf)) {
+      const why = 'The form was stale or not from this dashboard. Reload the page and try again.';
+      return sendHtml(reply, messagePage('Refused', why), 403);
+    }
+    attachSession(request, found);
+  });
+}
+
+/** Failures as readable HTML pages, never the API's JSON. */
+function installErrorPages(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = error instanceof AppError ? error : clientError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'dashboard request failed');
+    const title =
+      appError.status === 404 ? 'Not found' : appError.status >= 500 ? 'Something went wrong' : 'Refused';
+    return sendHtml(reply, messagePage(title, appError.message), appError.status);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendHtml(reply, messagePage('Not found', `Nothing is at ${request.url.split('?')[0]}.`), 404),
+  );
+}
+
+function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credential: AdminCredential): void {
+  app.get('/sign-in', async (request, reply) => {
+    if (await findSession(deps, readSessionCookie(request), { takeFlash: false })) {
+      return reply.code(303).header('location', '/dashboard').send();
+    }
+    return sendHtml(reply, signInPage());
+  });
+
+  app.post('/sign-in', async (request, reply) => {
+    try {
+      const session = await signIn(deps, credential, formBody(request).token);
+      // Signing in again replaces the browser's previous session rather than leaving it alive.
+      const previous = await findSession(deps, readSessionCookie(request), { takeFlash: false });
+      if (previous) await signOut(deps, previous.session);
+      reply.header('set-cookie', sessionCookie(request, session.id, SESSION_LIFETIME_MS / 1000));
+      return reply.code(303).header('location', '/dashboard').send();
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'unauthorized') throw error;
+      return sendHtml(reply, signInPage('That is not the admin token.'), 401);
+    }
+  });
+
+  app.post('/sign-out', async (request, reply) => {
+    await signOut(deps, sessionOf(request).session);
+    reply.header('set-cookie', sessionCookie(request, '', 0));
+    return reply.code(303).header('location', '/dashboard/sign-in').send();
+  });
+}
+
+function clientError(error: FastifyError): AppError {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new AppError('payload_too_large', 'The form is too large.');
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new AppError(
+      'unsupported_media_type',
+      'Dashboard forms are sent as application/x-www-form-urlencoded.',
+    );
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError('invalid_body', 'The request is not valid.');
+  }
+  return new AppError('internal');
+}

@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { fixtureArticle } from '../../../packages/server/src/content/fixture-article.ts';
+import { chromiumMissing, launchChromium } from '../../../packages/server/src/test/browser.ts';
 import { createTestApp, type TestApp } from '../../../packages/server/src/test/test-app.ts';
 import { createSite } from './site.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const chromiumMissing = !fs.existsSync(CHROMIUM);
-if (chromiumMissing) {
-  if (process.env.CI === 'true') throw new Error(`Chromium is required in CI but ${CHROMIUM} is missing`);
-  process.stderr.write(
-    `\n!!! ${CHROMIUM} is missing: the browser test is SKIPPED (apt-get install chromium)\n\n`,
-  );
-}
+const skip = chromiumMissing('the example site browser test');
 
 const HOSTILE_TITLE = 'Hostile <img src=x onerror=alert(1)> title';
 const hostileArticle = {
@@ -44,7 +37,7 @@ const hostileArticle = {
   ],
 };
 
-describe('example site in Chromium, backed by a live Folio', { skip: chromiumMissing }, () => {
+describe('example site in Chromium, backed by a live Folio', { skip }, () => {
   let t: TestApp;
   let browser: Browser;
   let siteServer: http.Server;
@@ -80,17 +73,7 @@ describe('example site in Chromium, backed by a live Folio', { skip: chromiumMis
       siteName: 'Test blog',
     });
     siteServer.on('request', (request, response) => void site.handle(request, response));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -2,24 +2,18 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { fixtureArticle } from '../content/fixture-article.ts';
+import { chromiumMissing, launchChromium } from '../test/browser.ts';
 import { type Receiver, startReceiver } from '../test/receiver.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const chromiumMissing = !fs.existsSync(CHROMIUM);
-if (chromiumMissing) {
-  if (process.env.CI === 'true') throw new Error(`Chromium is required in CI but ${CHROMIUM} is missing`);
-  process.stderr.write(
-    `\n!!! ${CHROMIUM} is missing: the dashboard browser test is SKIPPED (apt-get install chromium)\n\n`,
-  );
-}
+const skip = chromiumMissing('the dashboard browser test');
 
 // Screenshots for a reviewer; test-results/ is gitignored.
 const SHOTS = new URL('../../../../test-results/dashboard/', import.meta.url);
 
-describe('dashboard in Chromium', { skip: chromiumMissing }, () => {
+describe('dashboard in Chromium', { skip }, () => {
   let t: TestApp;
   let browser: Browser;
   let receiver: Receiver;
@@ -35,17 +29,7 @@ describe('dashboard in Chromium', { skip: chromiumMissing }, () => {
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     t.dispatcher.start();
     receiver = await startReceiver();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);

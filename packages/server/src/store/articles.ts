@@ -1,17 +1,17 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { ArticleRow, ArticleUpdate, Database, NewArticleRow } from '../db/tables.ts';
 
+/** A project's articles: every lookup below starts here. */
+function ofProject(db: Kysely<Database>, projectId: string) {
+  return db.selectFrom('articles').selectAll().where('project_id', '=', projectId);
+}
+
 export async function findArticle(
   db: Kysely<Database>,
   projectId: string,
   id: string,
 ): Promise<ArticleRow | undefined> {
-  return db
-    .selectFrom('articles')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return ofProject(db, projectId).where('id', '=', id).executeTakeFirst();
 }
 
 /** The article holding `slug` in the project, in any state. */
@@ -20,12 +20,7 @@ export async function findArticleBySlug(
   projectId: string,
   slug: string,
 ): Promise<ArticleRow | undefined> {
-  return db
-    .selectFrom('articles')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('slug', '=', slug)
-    .executeTakeFirst();
+  return ofProject(db, projectId).where('slug', '=', slug).executeTakeFirst();
 }
 
 export async function findPublishedArticleBySlug(
@@ -33,13 +28,7 @@ export async function findPublishedArticleBySlug(
   projectId: string,
   slug: string,
 ): Promise<ArticleRow | undefined> {
-  return db
-    .selectFrom('articles')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('slug', '=', slug)
-    .where('published', '=', 1)
-    .executeTakeFirst();
+  return ofProject(db, projectId).where('slug', '=', slug).where('published', '=', 1).executeTakeFirst();
 }
 
 export async function insertArticle(db: Kysely<Database>, row: NewArticleRow): Promise<ArticleRow> {

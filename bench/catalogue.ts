@@ -48,7 +48,7 @@ export function catalogueArticle(index: number): CatalogueArticle {
   const words = (min: number, max: number) =>
     Array.from({ length: min + Math.floor(random() * (max - min + 1)) }, () => pick(WORDS)).join(' ');
   const sentence = () => {
-    const text = words(8, 18);
+    const text = words(6, 13);
     return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
   };
   const topic = pick(TOPICS);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import autocannon from 'autocannon';
+import { TIMEOUT_SECONDS } from './load.ts';
 
 /**
  * The load generator for the "cold" cases, run as its own process: autocannon (the same engine
@@ -22,6 +23,7 @@ if (import.meta.main) {
     url: spec.origin,
     connections: spec.connections,
     duration: spec.durationSeconds,
+    timeout: TIMEOUT_SECONDS,
     requests: [
       {
         setupRequest: (request) => {

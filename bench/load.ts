@@ -7,6 +7,8 @@ import type { CyclingSpec } from './cycling-load.ts';
 
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/.bin/autocannon', import.meta.url));
 const CYCLING = fileURLToPath(new URL('./cycling-load.ts', import.meta.url));
+// A slow answer is a long latency, not an error.
+export const TIMEOUT_SECONDS = 30;
 
 /** One load run against one server: what autocannon saw and the server's peak RSS. */
 export interface LoadResult {
@@ -51,6 +53,8 @@ export async function runLoad(
       String(options.connections),
       '-d',
       String(options.durationSeconds),
+      '-t',
+      String(TIMEOUT_SECONDS),
       ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]),
       `${origin}${requestPath}`,
     ];

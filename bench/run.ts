@@ -12,7 +12,7 @@ import { benchWebhooks, type WebhookPass } from './webhooks.ts';
  * `npm run bench [-- --write] [case…]`: runs the benchmark cases (all by default) and prints a
  * table; `--write` also replaces the sections of BENCHMARKS.md of the cases that ran with the
  * figures and the machine they were measured on.
- * Delivery options: --articles N (catalogue size, default 10000), --runs N (default 3),
+ * Delivery options: --articles N[,N…] (catalogue sizes, default 10000), --runs N (default 3),
  * --duration S (seconds per load run, default 5), --connections N (default 32),
  * --import-articles N (articles imported over HTTP for the import time, default 10000; 0 skips).
  * Environment: BENCH_DATABASE_URL (also run on that PostgreSQL, in a schema of its own, dropped
@@ -47,15 +47,17 @@ if (chosen.length === 0 || chosen.includes('delivery')) {
   const imports: Array<{ database: string; ms: number }> = [];
   const importArticles = Number(flags['import-articles']);
   for (const databaseUrl of databases) {
-    reports.push(
-      await benchDelivery({
-        databaseUrl,
-        articles: Number(flags.articles),
-        runs: Number(flags.runs),
-        connections: Number(flags.connections),
-        durationSeconds: Number(flags.duration),
-      }),
-    );
+    for (const articles of flags.articles.split(',').map(Number)) {
+      reports.push(
+        await benchDelivery({
+          databaseUrl,
+          articles,
+          runs: Number(flags.runs),
+          connections: Number(flags.connections),
+          durationSeconds: Number(flags.duration),
+        }),
+      );
+    }
     if (importArticles > 0) {
       const ms = await timeHttpImport({ databaseUrl, articles: importArticles, clients: 4 });
       imports.push({ database: reports.at(-1)!.database, ms });

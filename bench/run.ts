@@ -91,11 +91,11 @@ function deliveryText(
     const rows = report.rows.map((row) =>
       [
         row.name,
-        row.folio.requestsPerSecond.toFixed(0),
+        rate(row.folio.requestsPerSecond),
         `${row.folio.p50.toFixed(0)} ms`,
         `${row.folio.p99.toFixed(0)} ms`,
         `${row.folio.rssMb.toFixed(0)} MB`,
-        row.bare.requestsPerSecond.toFixed(0),
+        rate(row.bare.requestsPerSecond),
         (row.folio.requestsPerSecond / row.bare.requestsPerSecond).toFixed(2),
       ].join(' | '),
     );
@@ -122,6 +122,11 @@ function deliveryText(
     );
   }
   return parts.join('\n\n');
+}
+
+/** Requests per second: whole numbers, with a decimal below 10 where rounding would hide it. */
+function rate(perSecond: number): string {
+  return perSecond < 10 ? perSecond.toFixed(1) : perSecond.toFixed(0);
 }
 
 function deliverySection(text: string, machine: string): string {

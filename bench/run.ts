@@ -14,7 +14,8 @@ import { benchWebhooks, type WebhookPass } from './webhooks.ts';
  * figures and the machine they were measured on.
  * Delivery options: --articles N[,N…] (catalogue sizes, default 10000), --runs N (default 3),
  * --duration S (seconds per load run, default 5), --connections N (default 32),
- * --import-articles N (articles imported over HTTP for the import time, default 10000; 0 skips).
+ * --import-articles N (articles imported over HTTP for the import time, default 10000; 0 skips),
+ * --postgres-only (skip the SQLite run; needs BENCH_DATABASE_URL).
  * Environment: BENCH_DATABASE_URL (also run on that PostgreSQL, in a schema of its own, dropped
  * afterwards), BENCH_WEBHOOK_ARTICLES (articles per pass, default 500).
  */
@@ -31,6 +32,7 @@ const { values: flags, positionals: chosen } = parseArgs({
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
     'import-articles': { type: 'string', default: '10000' },
+    'postgres-only': { type: 'boolean', default: false },
   },
 });
 const write = flags.write;
@@ -40,7 +42,9 @@ for (const name of chosen) {
     process.exit(2);
   }
 }
-const databases = [undefined, process.env.BENCH_DATABASE_URL].filter((url, i) => i === 0 || url);
+const databases = [undefined, process.env.BENCH_DATABASE_URL].filter((url, i) =>
+  i === 0 ? !flags['postgres-only'] : url,
+);
 
 if (chosen.length === 0 || chosen.includes('delivery')) {
   const reports: DeliveryReport[] = [];

@@ -2,33 +2,79 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { DatabaseSync } from 'node:sqlite';
+import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { benchDelivery, type DeliveryReport } from './delivery.ts';
+import { timeHttpImport } from './http-import.ts';
 import { benchWebhooks, type WebhookPass } from './webhooks.ts';
 
 /*
  * `npm run bench [-- --write] [case…]`: runs the benchmark cases (all by default) and prints a
- * table; `--write` also replaces the case's section of BENCHMARKS.md with the figures and the
- * machine they were measured on.
+ * table; `--write` also replaces the sections of BENCHMARKS.md of the cases that ran with the
+ * figures and the machine they were measured on.
+ * Delivery options: --articles N[,N…] (catalogue sizes, default 10000), --runs N (default 3),
+ * --duration S (seconds per load run, default 5), --connections N (default 32),
+ * --import-articles N (articles imported over HTTP for the import time, default 10000; 0 skips),
+ * --postgres-only (skip the SQLite run; needs BENCH_DATABASE_URL).
  * Environment: BENCH_DATABASE_URL (also run on that PostgreSQL, in a schema of its own, dropped
  * afterwards), BENCH_WEBHOOK_ARTICLES (articles per pass, default 500).
  */
 
-const CASES = ['webhooks'] as const;
+const CASES = ['delivery', 'webhooks'] as const;
 const BENCHMARKS_FILE = new URL('../BENCHMARKS.md', import.meta.url);
 
-const args = process.argv.slice(2);
-const write = args.includes('--write');
-const chosen = args.filter((arg) => !arg.startsWith('--'));
+const { values: flags, positionals: chosen } = parseArgs({
+  allowPositionals: true,
+  options: {
+    write: { type: 'boolean', default: false },
+    articles: { type: 'string', default: '10000' },
+    runs: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '32' },
+    'import-articles': { type: 'string', default: '10000' },
+    'postgres-only': { type: 'boolean', default: false },
+  },
+});
+const write = flags.write;
 for (const name of chosen) {
   if (!(CASES as readonly string[]).includes(name)) {
     process.stderr.write(`bench: unknown case "${name}"; cases: ${CASES.join(', ')}\n`);
     process.exit(2);
   }
 }
+const databases = [undefined, process.env.BENCH_DATABASE_URL].filter((url, i) =>
+  i === 0 ? !flags['postgres-only'] : url,
+);
+
+if (chosen.length === 0 || chosen.includes('delivery')) {
+  const reports: DeliveryReport[] = [];
+  const imports: Array<{ database: string; ms: number }> = [];
+  const importArticles = Number(flags['import-articles']);
+  for (const databaseUrl of databases) {
+    for (const articles of flags.articles.split(',').map(Number)) {
+      reports.push(
+        await benchDelivery({
+          databaseUrl,
+          articles,
+          runs: Number(flags.runs),
+          connections: Number(flags.connections),
+          durationSeconds: Number(flags.duration),
+        }),
+      );
+    }
+    if (importArticles > 0) {
+      const ms = await timeHttpImport({ databaseUrl, articles: importArticles, clients: 4 });
+      imports.push({ database: reports.at(-1)!.database, ms });
+    }
+  }
+  const machine = await machineNotes(process.env.BENCH_DATABASE_URL);
+  const text = deliveryText(reports, imports, importArticles);
+  process.stdout.write(`\n${text}\n\n${machine}\n`);
+  if (write) writeSection('Delivery', deliverySection(text, machine));
+}
 
 if (chosen.length === 0 || chosen.includes('webhooks')) {
   const articles = Number(process.env.BENCH_WEBHOOK_ARTICLES ?? 500);
-  const databases = [undefined, process.env.BENCH_DATABASE_URL].filter((url, i) => i === 0 || url);
   const passes: WebhookPass[] = [];
   for (const databaseUrl of databases) passes.push(...(await benchWebhooks({ articles, databaseUrl })));
   const table = webhookTable(passes);
@@ -37,6 +83,76 @@ if (chosen.length === 0 || chosen.includes('webhooks')) {
     `\nWebhooks: publish (PUT sent) to arrival at a local receiver\n\n${table}\n\n${machine}\n`,
   );
   if (write) writeSection('Webhooks', webhookSection(table, machine, articles));
+}
+
+function deliveryText(
+  reports: DeliveryReport[],
+  imports: Array<{ database: string; ms: number }>,
+  importArticles: number,
+): string {
+  const parts = reports.map((report) => {
+    const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+    const rows = report.rows.map((row) =>
+      [
+        row.name,
+        rate(row.folio.requestsPerSecond),
+        `${row.folio.p50.toFixed(0)} ms`,
+        `${row.folio.p99.toFixed(0)} ms`,
+        `${row.folio.rssMb.toFixed(0)} MB`,
+        rate(row.bare.requestsPerSecond),
+        (row.folio.requestsPerSecond / row.bare.requestsPerSecond).toFixed(2),
+      ].join(' | '),
+    );
+    const { sitemap } = report;
+    return [
+      `Delivery, ${report.database}, ${report.articles.toLocaleString('en')} articles (list page 1: ${kb(report.listPageBytes)},`,
+      `one article: ${kb(report.articleBytes)}; catalogue loaded through the services in ${(report.seedMs / 1000).toFixed(1)} s).`,
+      `Cold: ${report.coldMethod}.`,
+      `Sitemap alone (median of 5, ${kb(sitemap.bytes)}): first byte ${sitemap.ttfbMs.toFixed(0)} ms,`,
+      `last byte ${sitemap.totalMs.toFixed(0)} ms, server RSS ${sitemap.rssMb.toFixed(0)} MB.`,
+      '',
+      '| case | Folio req/s | p50 | p99 | Folio RSS | bare req/s | Folio/bare |',
+      '|---|---|---|---|---|---|---|',
+      ...rows.map((row) => `| ${row} |`),
+      ...(report.problems.length > 0
+        ? ['', 'Unexpected answers:', ...report.problems.map((p) => `- ${p}`)]
+        : []),
+    ].join('\n');
+  });
+  for (const { database, ms } of imports) {
+    parts.push(
+      `Import over HTTP, ${database}: ${importArticles.toLocaleString('en')} articles, one PUT each, 4 clients:` +
+        ` ${(ms / 1000).toFixed(1)} s (${((importArticles * 1000) / ms).toFixed(0)} articles/s).`,
+    );
+  }
+  return parts.join('\n\n');
+}
+
+/** Requests per second: whole numbers, with a decimal below 10 where rounding would hide it. */
+function rate(perSecond: number): string {
+  return perSecond < 10 ? perSecond.toFixed(1) : perSecond.toFixed(0);
+}
+
+function deliverySection(text: string, machine: string): string {
+  return [
+    'Measured with `npm run bench -- --write delivery` (see `bench/delivery.ts`): a catalogue of',
+    'generated articles (paragraphs with marks and links, headings, lists, an image, a code block,',
+    'sometimes a table, FAQ, callout, quote or video) loaded into a fresh database through the',
+    "server's own services (`upsertArticle`, 500 per transaction; then `ANALYZE` on PostgreSQL,",
+    'as autovacuum would do after a bulk load), a Folio server child process on it, and a bare `node:http` child',
+    'answering the exact bytes and headers Folio answered for the same paths (304 when',
+    '`If-None-Match` matches). Load: autocannon in its own process on 127.0.0.1, identity',
+    'encoding, a fixed number of connections and seconds per run; each figure is the median of',
+    'the runs (Folio and bare alternate), RSS the peak VmRSS of the server process during a run.',
+    '"cached" repeats one URL; "cold" cycles through distinct URLs (50 list pages, 2,000 slugs) so',
+    'no response is asked for twice in a row. Load generator and servers share the 2 cores, so',
+    'the bare figures are the limit of this machine with this generator, not of `node:http`.',
+    `The machine is shared with other work (see the load average). Measured on ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    text,
+    '',
+    machine,
+  ].join('\n');
 }
 
 function webhookTable(passes: WebhookPass[]): string {

@@ -1,15 +1,12 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import {
   freePort,
   type ServerProcess,
   startServer,
   stop,
 } from '../packages/server/src/test/server-process.ts';
+import { prepareStore } from './stores.ts';
 
 /** One pass of the webhook case: K articles published by `concurrency` parallel writers. */
 export interface WebhookPass {
@@ -193,37 +190,5 @@ async function startBenchReceiver(): Promise<BenchReceiver> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
-}
-
-/** Where the server keeps its data: a temporary SQLite directory or a fresh PostgreSQL schema. */
-async function prepareStore(
-  databaseUrl: string | undefined,
-): Promise<{ name: string; env: Record<string, string>; drop: () => Promise<void> }> {
-  if (!databaseUrl) {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-bench-'));
-    return {
-      name: 'SQLite',
-      env: { FOLIO_DATA_DIR: dataDir },
-      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
-    };
-  }
-  const schema = `folio_bench_${process.pid}`;
-  const run = async (sql: string) => {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`create schema ${schema}`);
-  const url = new URL(databaseUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    name: 'PostgreSQL',
-    env: { DATABASE_URL: url.toString() },
-    drop: () => run(`drop schema ${schema} cascade`),
   };
 }

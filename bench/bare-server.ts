@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import v8 from 'node:v8';
+
+/**
+ * The runtime's limit: a bare `node:http` server answering pre-built bytes. Run as a child:
+ * `bare-server.ts <responses file> <port>`, where the file is a v8-serialized
+ * `CapturedResponse[]` taken from Folio. Answers 304 when `If-None-Match` is the ETag.
+ */
+
+/** One response captured from Folio, answered again byte for byte. */
+export interface CapturedResponse {
+  path: string;
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+if (import.meta.main) {
+  const [file, port] = process.argv.slice(2);
+  const captured = v8.deserialize(fs.readFileSync(file!)) as CapturedResponse[];
+  const byPath = new Map(
+    captured.map((r) => [r.path, { ...r, body: Buffer.from(r.body), headers: headersFor(r) }]),
+  );
+  const server = http.createServer((request, response) => {
+    const found = byPath.get(request.url!);
+    if (!found) {
+      response.writeHead(404).end();
+      return;
+    }
+    if (found.headers.etag !== undefined && request.headers['if-none-match'] === found.headers.etag) {
+      response.writeHead(304, {
+        etag: found.headers.etag,
+        'cache-control': found.headers['cache-control'] ?? '',
+      });
+      response.end();
+      return;
+    }
+    response.writeHead(found.status, found.headers);
+    response.end(found.body);
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+function headersFor(response: CapturedResponse): Record<string, string> {
+  return { ...response.headers, 'content-length': String(response.body.byteLength) };
+}

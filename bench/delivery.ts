@@ -1,0 +1,311 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import {
+  freePort,
+  type ServerProcess,
+  startServer,
+  stop,
+} from '../packages/server/src/test/server-process.ts';
+import type { CapturedResponse } from './bare-server.ts';
+import { catalogueArticle } from './catalogue.ts';
+import { ADMIN_TOKEN, adminApi } from './http-import.ts';
+import { type LoadPlan, type LoadResult, readRssKb, runLoad } from './load.ts';
+import { seedCatalogue } from './seed.ts';
+import { type BenchStore, prepareStore } from './stores.ts';
+
+const BARE_SERVER = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
+const CONFIG_SOURCE = fileURLToPath(new URL('../packages/server/src/config.ts', import.meta.url));
+// A response-cache size variable, if the server has one: the cold runs set it to 0.
+const CACHE_VARIABLE = 'FOLIO_RESPONSE_CACHE_MB';
+const PAGE_SIZE = 20;
+// Distinct responses a cold run cycles through, per list case and for by-slug.
+const COLD_PAGES = 50;
+const COLD_SLUGS = 2_000;
+// A sitemap of 100,000 articles is megabytes: 32 of them at once would only measure queueing.
+const SITEMAP_CONNECTIONS = 4;
+
+export interface DeliveryOptions {
+  databaseUrl: string | undefined;
+  articles: number;
+  runs: number;
+  connections: number;
+  durationSeconds: number;
+}
+
+/** One case's medians over the runs, for Folio and for the bare server. */
+export interface DeliveryRow {
+  name: string;
+  folio: LoadResult;
+  bare: LoadResult;
+}
+
+export interface DeliveryReport {
+  database: string;
+  articles: number;
+  deepPage: number;
+  seedMs: number;
+  /** Bytes of page 1 (20 articles) and of one article by slug, as served. */
+  listPageBytes: number;
+  articleBytes: number;
+  sitemap: { bytes: number; ttfbMs: number; totalMs: number; rssMb: number };
+  coldMethod: string;
+  rows: DeliveryRow[];
+  /** Runs whose answers were not all the expected status, as text; empty when all were. */
+  problems: string[];
+}
+
+interface DeliveryCase {
+  name: string;
+  cached: LoadPlan;
+  cold: LoadPlan;
+  /** Fewer connections than the others, for an answer so large that many would time out. */
+  connections?: number;
+}
+
+/**
+ * The delivery benchmark: seeds a catalogue through the server's services, starts Folio and a
+ * bare `node:http` server answering the bytes Folio answered, and loads each case on both.
+ */
+export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryReport> {
+  const store = await prepareStore(options.databaseUrl);
+  const children: Array<ServerProcess | ChildProcess> = [];
+  try {
+    const log = (line: string) => process.stderr.write(`delivery (${store.name}): ${line}\n`);
+    log(`seeding ${options.articles} articles`);
+    const seeded = await seedCatalogue({
+      databaseUrl: store.databaseUrl,
+      dataDir: store.dataDir,
+      articles: options.articles,
+      websiteUrl: 'https://www.example.com',
+    });
+    log(`seeded in ${(seeded.ms / 1000).toFixed(1)} s`);
+    const folio = await startFolio(store, {});
+    children.push(folio.server);
+    const key = await adminApi(folio.origin)<{ key: string }>('POST', `/projects/${seeded.projectId}/keys`, {
+      name: 'bench',
+    });
+    const auth = { authorization: `Bearer ${key.key}` };
+    const hasCacheVariable = fs.readFileSync(CONFIG_SOURCE, 'utf8').includes(CACHE_VARIABLE);
+    const cold = hasCacheVariable ? await startFolio(store, { [CACHE_VARIABLE]: '0' }) : folio;
+    if (cold !== folio) children.push(cold.server);
+
+    const pages = Math.ceil(options.articles / PAGE_SIZE);
+    const deepPage = pages >= 5_000 ? 5_000 : Math.max(1, Math.round(pages * 0.8));
+    const base = `/api/v1/projects/${seeded.projectId}/content`;
+    const listPath = (page: number) => `${base}?page=${page}&limit=${PAGE_SIZE}`;
+    const slugPath = (index: number) => `${base}/by-slug/${catalogueArticle(index).input.slug}`;
+    const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
+    const coldShallow = range(1, Math.min(COLD_PAGES, pages)).map(listPath);
+    const coldDeep = range(Math.max(1, deepPage - COLD_PAGES + 1), Math.min(COLD_PAGES, deepPage)).map(
+      listPath,
+    );
+    const slugCount = Math.min(COLD_SLUGS, options.articles);
+    const coldSlugs = range(0, slugCount).map((i) =>
+      slugPath(Math.floor((i * options.articles) / slugCount)),
+    );
+    const sitemapPath = `${base}/sitemap`;
+
+    log('capturing the bytes Folio answers');
+    const captured = await capture(folio.origin, auth, [
+      ...new Set([...coldShallow, ...coldDeep, listPath(deepPage), ...coldSlugs, sitemapPath]),
+    ]);
+    const etag = (p: string) => captured.get(p)!.headers.etag!;
+    const plan = (paths: string[], status: 200 | 304 = 200): LoadPlan => ({
+      status,
+      requests: paths.map((p) => ({
+        path: p,
+        headers: status === 304 ? { ...auth, 'if-none-match': etag(p) } : auth,
+      })),
+    });
+    const cases: DeliveryCase[] = [
+      { name: 'list page 1', cached: plan([listPath(1)]), cold: plan(coldShallow) },
+      { name: `list page ${deepPage}`, cached: plan([listPath(deepPage)]), cold: plan(coldDeep) },
+      { name: 'by-slug', cached: plan([slugPath(Math.floor(options.articles / 2))]), cold: plan(coldSlugs) },
+      {
+        name: `sitemap (${SITEMAP_CONNECTIONS} connections)`,
+        cached: plan([sitemapPath]),
+        cold: plan([sitemapPath]),
+        connections: SITEMAP_CONNECTIONS,
+      },
+      { name: '304 list page 1', cached: plan([listPath(1)], 304), cold: plan(coldShallow, 304) },
+    ];
+    const bare = await startBare([...captured.values()], store.dataDir);
+    children.push(bare.child);
+    const sitemap = await timeSitemap(cold, sitemapPath, auth);
+    log(
+      `sitemap: ${sitemap.bytes} bytes, first byte ${sitemap.ttfbMs.toFixed(0)} ms, total ${sitemap.totalMs.toFixed(0)} ms`,
+    );
+
+    // One untimed run per server first, so JIT warm-up and first-touch costs are not measured.
+    const warmUp = { connections: options.connections, durationSeconds: 2 };
+    for (const target of new Set([folio, cold]))
+      await runLoad(target.origin, target.server.child.pid!, cases[0]!.cold, warmUp);
+    await runLoad(bare.origin, bare.child.pid!, cases[0]!.cold, warmUp);
+
+    const rows: DeliveryRow[] = [];
+    const problems: string[] = [];
+    for (const benchCase of cases) {
+      for (const [mode, loadPlan, target] of [
+        ['cached', benchCase.cached, folio],
+        ['cold', benchCase.cold, cold],
+      ] as const) {
+        const name = `${benchCase.name}, ${mode}`;
+        const load = { ...options, connections: benchCase.connections ?? options.connections };
+        const folioRuns: LoadResult[] = [];
+        const bareRuns: LoadResult[] = [];
+        for (let run = 0; run < options.runs; run++) {
+          // Alternating, so drift in the machine's load falls on both servers alike.
+          folioRuns.push(await runLoad(target.origin, target.server.child.pid!, loadPlan, load));
+          bareRuns.push(await runLoad(bare.origin, bare.child.pid!, loadPlan, load));
+        }
+        for (const [who, runs] of [
+          ['Folio', folioRuns],
+          ['bare', bareRuns],
+        ] as const) {
+          for (const r of runs) {
+            if (r.expected !== r.total || r.errors > 0)
+              problems.push(
+                `${name} (${who}): ${r.expected}/${r.total} answers ${loadPlan.status}, ${r.errors} errors`,
+              );
+          }
+        }
+        const row = { name, folio: median(folioRuns), bare: median(bareRuns) };
+        log(
+          `${name}: Folio ${row.folio.requestsPerSecond.toFixed(0)} req/s, bare ${row.bare.requestsPerSecond.toFixed(0)} req/s`,
+        );
+        rows.push(row);
+      }
+    }
+    return {
+      database: store.name,
+      articles: options.articles,
+      deepPage,
+      seedMs: seeded.ms,
+      listPageBytes: captured.get(listPath(1))!.body.byteLength,
+      articleBytes: captured.get(coldSlugs[0]!)!.body.byteLength,
+      sitemap,
+      coldMethod: hasCacheVariable
+        ? `a second Folio process with ${CACHE_VARIABLE}=0, each request a different URL`
+        : `each request a different URL (the server has no ${CACHE_VARIABLE}; the sitemap has one URL, so its cold row repeats it)`,
+      rows,
+      problems,
+    };
+  } finally {
+    for (const child of children.reverse()) {
+      if ('child' in child) await stop(child);
+      else if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
+    }
+    await store.drop();
+  }
+}
+
+async function startFolio(
+  store: BenchStore,
+  env: Record<string, string>,
+): Promise<{ server: ServerProcess; origin: string }> {
+  const port = await freePort();
+  const server = await startServer({
+    PORT: String(port),
+    ...store.env,
+    FOLIO_ADMIN_TOKEN: ADMIN_TOKEN,
+    FOLIO_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  return { server, origin: `http://127.0.0.1:${port}` };
+}
+
+/** Fetches each path once from Folio: the status, the headers a client uses and the body. */
+async function capture(
+  origin: string,
+  headers: Record<string, string>,
+  paths: string[],
+): Promise<Map<string, CapturedResponse>> {
+  const captured = new Map<string, CapturedResponse>();
+  for (const p of paths) {
+    const response = await fetch(`${origin}${p}`, { headers });
+    const body = new Uint8Array(await response.arrayBuffer());
+    if (response.status !== 200) throw new Error(`GET ${p} answered ${response.status}`);
+    const kept: Record<string, string> = {};
+    for (const name of ['content-type', 'etag', 'cache-control', 'vary']) {
+      const value = response.headers.get(name);
+      if (value !== null) kept[name] = value;
+    }
+    captured.set(p, { path: p, status: response.status, headers: kept, body });
+  }
+  return captured;
+}
+
+async function startBare(
+  responses: CapturedResponse[],
+  dir: string,
+): Promise<{ child: ChildProcess; origin: string }> {
+  const file = path.join(dir, 'bare-responses.bin');
+  fs.writeFileSync(file, v8.serialize(responses));
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['--conditions=development', '--disable-warning=ExperimentalWarning', BARE_SERVER, file, String(port)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { child, origin: `http://127.0.0.1:${port}` };
+}
+
+/** The sitemap fetched alone five times: median time to first byte and to the last byte. */
+async function timeSitemap(
+  target: { server: ServerProcess; origin: string },
+  sitemapPath: string,
+  headers: Record<string, string>,
+): Promise<DeliveryReport['sitemap']> {
+  const ttfb: number[] = [];
+  const total: number[] = [];
+  let bytes = 0;
+  let peakKb = 0;
+  const sampler = setInterval(() => {
+    peakKb = Math.max(peakKb, readRssKb(target.server.child.pid!));
+  }, 10);
+  try {
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const response = await fetch(`${target.origin}${sitemapPath}`, { headers });
+      const reader = response.body!.getReader();
+      const first = await reader.read();
+      ttfb.push(performance.now() - started);
+      bytes = first.value?.byteLength ?? 0;
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        bytes += chunk.value.byteLength;
+      total.push(performance.now() - started);
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  return { bytes, ttfbMs: middle(ttfb), totalMs: middle(total), rssMb: peakKb / 1024 };
+}
+
+function median(runs: LoadResult[]): LoadResult {
+  const pick = (field: keyof LoadResult) => middle(runs.map((r) => r[field]));
+  return {
+    requestsPerSecond: pick('requestsPerSecond'),
+    p50: pick('p50'),
+    p99: pick('p99'),
+    rssMb: pick('rssMb'),
+    expected: pick('expected'),
+    total: pick('total'),
+    errors: pick('errors'),
+  };
+}
+
+function middle(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}

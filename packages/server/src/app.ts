@@ -65,9 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(fastPath
       ? {
           serverFactory: (handler: http.RequestListener) =>
-            http.createServer((request, response) => {
-              if (!fastPath.serve(request, response)) handler(request, response);
-            }),
+            http.createServer((request, response) => fastPath.serve(request, response, handler)),
         }
       : {}),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),

@@ -11,6 +11,7 @@ import {
   SqliteDriver,
   type SqliteStatement,
 } from 'kysely';
+import { createWalHeaderReader } from './wal-header.ts';
 
 /**
  * The embedded database: Kysely's SQLite dialect over Node's built-in `node:sqlite`, so there is
@@ -23,9 +24,9 @@ export function createSqliteDialect(file: string): SqliteDialect {
 export interface SqliteConnection {
   dialect: SqliteDialect;
   /**
-   * Changes whenever anything may have been written: by another process (SQLite's
-   * `data_version`) or through this connection (counted here). Cheap enough to read on every
-   * request, so in-process caches can be checked against it.
+   * Changes whenever anything may have been written: by any process (the WAL-index header, or
+   * SQLite's `data_version` where there is none) or through this connection (counted here).
+   * Cheap enough to read on every request, so in-process caches can be checked against it.
    */
   changeToken: () => string;
 }
@@ -41,9 +42,11 @@ export function openSqlite(file: string): SqliteConnection {
   database.exec('PRAGMA synchronous = NORMAL');
   const writes = { count: 0 };
   const dataVersion = database.prepare('PRAGMA data_version');
+  const walHeader = file === ':memory:' ? () => undefined : createWalHeaderReader(file);
   return {
     dialect: new ImmediateSqliteDialect({ database: adaptDatabase(database, writes) }),
-    changeToken: () => `${(dataVersion.get() as { data_version: number }).data_version}:${writes.count}`,
+    changeToken: () =>
+      `${walHeader() ?? (dataVersion.get() as { data_version: number }).data_version}:${writes.count}`,
   };
 }
 

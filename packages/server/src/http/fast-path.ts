@@ -1,5 +1,6 @@
+import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hashToken, readBearerToken } from '../services/tokens.ts';
+import { readBearerToken } from '../services/tokens.ts';
 import { DELIVERY_CACHE_CONTROL } from './caching.ts';
 import {
   type CachedBody,
@@ -30,7 +31,13 @@ const ENCODINGS: Encoding[] = ['identity', 'br', 'gzip'];
  * them. Only for a key the full path authenticated since the last write anywhere: the
  * database's change token moves on any commit (a revocation, a publish, another process's
  * write), and then every request takes the full path again. A miss of any kind is not an
- * error, just `false`: the full path answers.
+ * error: the request goes to the full path.
+ *
+ * Reading the change token costs a system call, as much as the rest of a hit together, so
+ * candidates are answered in batches: the requests parsed in one turn of the event loop wait
+ * for the check phase of that turn, the token is read once, after all of them arrived, and
+ * each is answered ready or handed to the full path. A request is thus never answered with
+ * bytes older than a commit that finished before it was received.
  */
 export interface FastPath {
   /** The change token now; read it before the database, then pass it to `remember`. */
@@ -42,9 +49,19 @@ export interface FastPath {
     lastUsedAt: number,
     tokenBeforeLookup: string,
   ): void;
-  serve(request: IncomingMessage, response: ServerResponse): boolean;
+  /** Answers `request` ready, now or later in this turn, or hands it to `fullPath`. */
+  serve(request: IncomingMessage, response: ServerResponse, fullPath: http.RequestListener): void;
   /** Requests answered here since start, for operators and tests. */
   readonly hits: number;
+}
+
+/** A request that may be answered ready, waiting for this turn's change token. */
+interface Candidate {
+  request: IncomingMessage;
+  response: ServerResponse;
+  fullPath: http.RequestListener;
+  known: Remembered;
+  entry: CachedBody;
 }
 
 export function createFastPath(options: {
@@ -55,21 +72,35 @@ export function createFastPath(options: {
   const keys = new Map<string, Remembered>();
   let hits = 0;
   const MAX_KEYS = 10_000;
+  let batch: Candidate[] = [];
 
-  function lookup(request: IncomingMessage): { entry: CachedBody } | undefined {
+  function lookup(request: IncomingMessage): Omit<Candidate, 'response' | 'fullPath'> | undefined {
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
     const match = DELIVERY.exec(request.url ?? '');
     if (!match) return undefined;
     const bearer = readBearerToken(request.headers.authorization);
     if (!bearer) return undefined;
-    const known = keys.get(hashToken(bearer));
+    const known = keys.get(bearer);
     if (!known || known.projectId !== decodeSafely(match[1]!)) return undefined;
-    if (known.token !== options.changeToken() || options.now() - known.lastUsedAt >= RECHECK_MS)
-      return undefined;
+    if (options.now() - known.lastUsedAt >= RECHECK_MS) return undefined;
     const what = routeKey(match[2], match[3], match[4]);
     if (!what) return undefined;
     const entry = options.cache.get(`${known.projectId}:${known.version}:${what}`);
-    return entry ? { entry } : undefined;
+    return entry ? { request, known, entry } : undefined;
+  }
+
+  function answerBatch(): void {
+    const candidates = batch;
+    batch = [];
+    const token = options.changeToken();
+    for (const candidate of candidates) {
+      const { request, response, fullPath } = candidate;
+      if (candidate.known.token !== token || !answer(request, response, candidate.entry)) {
+        fullPath(request, response);
+      } else {
+        hits++;
+      }
+    }
   }
 
   return {
@@ -77,7 +108,9 @@ export function createFastPath(options: {
     remember(bearer, project, lastUsedAt, tokenBeforeLookup) {
       if (keys.size >= MAX_KEYS) keys.clear();
       // The token from before the lookup: a write racing the lookup leaves it already stale.
-      keys.set(hashToken(bearer), {
+      // Keyed by the key itself, not its hash: this map lives only in memory, and hashing
+      // would cost as much as the rest of a hit.
+      keys.set(bearer, {
         projectId: project.id,
         version: project.content_version,
         lastUsedAt,
@@ -87,44 +120,51 @@ export function createFastPath(options: {
     get hits() {
       return hits;
     },
-    serve(request, response) {
-      const hit = lookup(request);
-      if (!hit) return false;
-      hits++;
-      const { entry } = hit;
-      const headers: Record<string, string | number> = {
-        'content-type': 'application/json; charset=utf-8',
-        'cache-control': DELIVERY_CACHE_CONTROL,
-        vary: 'accept-encoding',
-      };
-      const held = request.headers['if-none-match'];
-      if (held) {
-        const tags = ENCODINGS.map((encoding) => etagFor(entry, encoding));
-        const candidates = held.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-        const matched = held.trim() === '*' ? tags[0] : tags.find((tag) => candidates.includes(tag));
-        if (!matched) return false;
-        response.writeHead(304, {
-          etag: matched,
-          'cache-control': DELIVERY_CACHE_CONTROL,
-          vary: 'accept-encoding',
-        });
-        response.end();
-        return true;
+    serve(request, response, fullPath) {
+      const found = lookup(request);
+      if (!found) {
+        fullPath(request, response);
+        return;
       }
-      const encoding = negotiateEncoding(request.headers['accept-encoding']);
-      const bytes = encoding === 'identity' ? entry.body : entry.variants[encoding];
-      // Small bodies are never compressed; a variant not made yet is made on the full path.
-      if (!bytes && entry.body.length >= 1024) return false;
-      const body = bytes ?? entry.body;
-      const sentEncoding = body === entry.body ? 'identity' : encoding;
-      if (sentEncoding !== 'identity') headers['content-encoding'] = sentEncoding;
-      headers.etag = etagFor(entry, sentEncoding);
-      headers['content-length'] = body.length;
-      response.writeHead(200, headers);
-      response.end(request.method === 'HEAD' ? undefined : body);
-      return true;
+      if (batch.length === 0) setImmediate(answerBatch);
+      batch.push({ ...found, response, fullPath });
     },
   };
+}
+
+/** Writes `entry` as the answer to `request`; false when the full path must answer instead. */
+function answer(request: IncomingMessage, response: ServerResponse, entry: CachedBody): boolean {
+  const held = request.headers['if-none-match'];
+  if (held) {
+    const tags = ENCODINGS.map((encoding) => etagFor(entry, encoding));
+    const candidates = held.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+    const matched = held.trim() === '*' ? tags[0] : tags.find((tag) => candidates.includes(tag));
+    if (!matched) return false;
+    response.writeHead(304, {
+      etag: matched,
+      'cache-control': DELIVERY_CACHE_CONTROL,
+      vary: 'accept-encoding',
+    });
+    response.end();
+    return true;
+  }
+  const encoding = negotiateEncoding(request.headers['accept-encoding']);
+  const bytes = encoding === 'identity' ? entry.body : entry.variants[encoding];
+  // Small bodies are never compressed; a variant not made yet is made on the full path.
+  if (!bytes && entry.body.length >= 1024) return false;
+  const body = bytes ?? entry.body;
+  const sentEncoding = body === entry.body ? 'identity' : encoding;
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': DELIVERY_CACHE_CONTROL,
+    vary: 'accept-encoding',
+    etag: etagFor(entry, sentEncoding),
+    'content-length': body.length,
+  };
+  if (sentEncoding !== 'identity') headers['content-encoding'] = sentEncoding;
+  response.writeHead(200, headers);
+  response.end(request.method === 'HEAD' ? undefined : body);
+  return true;
 }
 
 /** The cache key part the delivery routes use, for canonical query strings only. */

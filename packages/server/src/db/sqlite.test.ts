@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { Kysely, sql } from 'kysely';
+import { openSqlite } from './sqlite.ts';
+import { createWalHeaderReader } from './wal-header.ts';
+
+describe('the SQLite change token', () => {
+  let dir: string;
+  let file: string;
+  const open: Array<Kysely<unknown>> = [];
+  const connect = () => {
+    const connection = openSqlite(file);
+    const db = new Kysely<unknown>({ dialect: connection.dialect });
+    open.push(db);
+    return { db, changeToken: connection.changeToken };
+  };
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-token-'));
+    file = path.join(dir, 'folio.sqlite');
+    const { db } = connect();
+    await sql`create table t (n integer)`.execute(db);
+  });
+  afterEach(async () => {
+    for (const db of open.splice(0)) await db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('stays put while only reads happen, anywhere', async () => {
+    const mine = connect();
+    const other = connect();
+    const before = mine.changeToken();
+    await sql`select count(*) from t`.execute(mine.db);
+    await sql`select count(*) from t`.execute(other.db);
+    assert.equal(mine.changeToken(), before);
+  });
+
+  test('moves on a commit through this connection and through another one', async () => {
+    const mine = connect();
+    const other = connect();
+    const start = mine.changeToken();
+    await sql`insert into t values (1)`.execute(mine.db);
+    const afterMine = mine.changeToken();
+    assert.notEqual(afterMine, start);
+    await sql`insert into t values (2)`.execute(other.db);
+    assert.notEqual(mine.changeToken(), afterMine);
+  });
+
+  test('moves on a commit by another process, and after a checkpoint restarts the log', async () => {
+    const mine = connect();
+    await sql`select count(*) from t`.execute(mine.db);
+    const before = mine.changeToken();
+    const child = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const { DatabaseSync } = require('node:sqlite');
+         const db = new DatabaseSync(${JSON.stringify(file)});
+         db.exec('PRAGMA busy_timeout = 5000');
+         db.exec('insert into t values (3)');
+         db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+         db.exec('insert into t values (4)');
+         db.close();`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(child.status, 0, child.stderr);
+    const after = mine.changeToken();
+    assert.notEqual(after, before);
+    const rows = await sql<{ n: number }>`select count(*) as n from t`.execute(mine.db);
+    assert.equal(rows.rows[0]!.n, 2);
+    assert.equal(mine.changeToken(), after);
+  });
+
+  test('is read from the WAL index, without a statement, once the database has one', async () => {
+    const mine = connect();
+    const header = createWalHeaderReader(file);
+    const before = header();
+    assert.equal(before?.length, 48);
+    await sql`select count(*) from t`.execute(mine.db);
+    assert.equal(header(), before);
+    await sql`insert into t values (5)`.execute(connect().db);
+    assert.notEqual(header(), before);
+    assert.equal(createWalHeaderReader(path.join(dir, 'missing.sqlite'))(), undefined);
+  });
+});

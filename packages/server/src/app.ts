@@ -5,6 +5,7 @@ import { blocksJsonSchema } from '@folio/schema';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { dashboardRoutes } from './dashboard/routes.ts';
+import type { ChangeToken } from './db/connect.ts';
 import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
 import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
@@ -38,10 +39,10 @@ export interface AppOptions {
   /** Bytes of ready responses kept in memory; 0 turns the response cache off. */
   responseCacheBytes?: number;
   /**
-   * The database's change token (SQLite). With it, cached delivery answers for recently checked
-   * keys are sent before the framework runs, until anything is written anywhere.
+   * The database's change token. With it, cached delivery answers for recently checked keys
+   * are sent before the framework runs, until anything is written anywhere.
    */
-  changeToken?: () => string;
+  changeToken?: ChangeToken;
   /** A pino logger; none means silent (tests). */
   logger?: FastifyBaseLogger;
 }

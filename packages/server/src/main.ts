@@ -25,7 +25,7 @@ export async function start(config: Config): Promise<void> {
     webhooks,
     onCommit: () => dispatcher.wake(),
     responseCacheBytes: config.responseCacheBytes,
-    ...(database.changeToken ? { changeToken: database.changeToken } : {}),
+    changeToken: database.changeToken,
   });
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();

@@ -10,9 +10,12 @@ export interface DatabaseHandle {
   dialect: DialectName;
   /** Where the data lives, for logs: the SQLite file or the PostgreSQL URL without credentials. */
   location: string;
-  /** A cheap token that changes on every write by any process; only where one exists (SQLite). */
-  changeToken?: () => string;
+  /** A cheap token that changes on every commit by any process (see `http/fast-path.ts`). */
+  changeToken: ChangeToken;
 }
+
+/** Reads the database's change token: synchronously on SQLite, with one query on PostgreSQL. */
+export type ChangeToken = () => string | Promise<string>;
 
 export interface DatabaseOptions {
   databaseUrl: string | undefined;
@@ -25,9 +28,12 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const { createPostgresDialect } = await import('./postgres.ts');
+    const { postgresChangeToken } = await import('./postgres-change-token.ts');
     const dialect = createPostgresDialect(options.databaseUrl, options.poolSize);
+    const db = new Kysely<Database>({ dialect });
     return {
-      db: new Kysely<Database>({ dialect }),
+      db,
+      changeToken: postgresChangeToken(db),
       dialect: 'postgres',
       location: redact(options.databaseUrl),
     };

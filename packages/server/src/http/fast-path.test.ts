@@ -49,8 +49,9 @@ for (const dialect of DIALECTS) {
       await get('/by-slug/s1');
       await get('/sitemap');
       const served = hitsOf(t) - hitsBefore;
+      // PostgreSQL's token is the cluster's WAL position, which the tests running beside this
+      // one move too: there a hit is likely but not certain.
       if (dialect === 'sqlite') assert.ok(served >= 4, `answered ready: ${served}`);
-      else assert.equal(served, 0, 'PostgreSQL has no cheap change token: every request is checked');
     });
 
     test('compressed variants are served ready once made', async () => {
@@ -66,6 +67,7 @@ for (const dialect of DIALECTS) {
       assert.equal(await second.text(), body);
       assert.equal(second.headers.get('etag'), first.headers.get('etag'));
       if (dialect === 'sqlite') assert.equal(hitsOf(t) - hitsBefore, 1);
+      else assert.ok(hitsOf(t) - hitsBefore <= 1);
     });
 
     test('a revoked key is refused on the very next request', async () => {

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ChangeToken } from '../db/connect.ts';
 import { readBearerToken } from '../services/tokens.ts';
 import { DELIVERY_CACHE_CONTROL } from './caching.ts';
 import {
@@ -33,15 +34,18 @@ const ENCODINGS: Encoding[] = ['identity', 'br', 'gzip'];
  * write), and then every request takes the full path again. A miss of any kind is not an
  * error: the request goes to the full path.
  *
- * Reading the change token costs a system call, as much as the rest of a hit together, so
- * candidates are answered in batches: the requests parsed in one turn of the event loop wait
- * for the check phase of that turn, the token is read once, after all of them arrived, and
- * each is answered ready or handed to the full path. A request is thus never answered with
- * bytes older than a commit that finished before it was received.
+ * Reading the change token costs a system call (SQLite) or a query (PostgreSQL), as much as
+ * the rest of a hit or more, so candidates are answered in batches: the requests parsed in one
+ * turn of the event loop wait for the check phase of that turn, the token is read once, after
+ * all of them arrived, and each is answered ready or handed to the full path. A request is
+ * thus never answered with bytes older than a commit that finished before it was received.
  */
 export interface FastPath {
-  /** The change token now; read it before the database, then pass it to `remember`. */
-  changeToken(): string;
+  /**
+   * The change token now, or undefined when it cannot be read; read it before the database,
+   * then pass it to `remember`.
+   */
+  changeToken(): Promise<string | undefined>;
   /** Called by the full path after it authenticated `bearer` for `project`. */
   remember(
     bearer: string,
@@ -66,7 +70,7 @@ interface Candidate {
 
 export function createFastPath(options: {
   cache: ResponseCache;
-  changeToken: () => string;
+  changeToken: ChangeToken;
   now: () => number;
 }): FastPath {
   const keys = new Map<string, Remembered>();
@@ -89,13 +93,26 @@ export function createFastPath(options: {
     return entry ? { request, known, entry } : undefined;
   }
 
-  function answerBatch(): void {
+  async function readToken(): Promise<string | undefined> {
+    try {
+      return await options.changeToken();
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function answerBatch(): Promise<void> {
     const candidates = batch;
     batch = [];
-    const token = options.changeToken();
+    // Requests that arrive while the token is read form the next batch.
+    const token = await readToken();
     for (const candidate of candidates) {
       const { request, response, fullPath } = candidate;
-      if (candidate.known.token !== token || !answer(request, response, candidate.entry)) {
+      if (
+        token === undefined ||
+        candidate.known.token !== token ||
+        !answer(request, response, candidate.entry)
+      ) {
         fullPath(request, response);
       } else {
         hits++;
@@ -104,7 +121,7 @@ export function createFastPath(options: {
   }
 
   return {
-    changeToken: options.changeToken,
+    changeToken: readToken,
     remember(bearer, project, lastUsedAt, tokenBeforeLookup) {
       if (keys.size >= MAX_KEYS) keys.clear();
       // The token from before the lookup: a write racing the lookup leaves it already stale.
@@ -126,7 +143,7 @@ export function createFastPath(options: {
         fullPath(request, response);
         return;
       }
-      if (batch.length === 0) setImmediate(answerBatch);
+      if (batch.length === 0) setImmediate(() => void answerBatch());
       batch.push({ ...found, response, fullPath });
     },
   };

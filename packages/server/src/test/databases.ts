@@ -5,8 +5,9 @@ import path from 'node:path';
 import { after } from 'node:test';
 import { Kysely } from 'kysely';
 import pg from 'pg';
-import type { DialectName } from '../db/connect.ts';
+import type { ChangeToken, DialectName } from '../db/connect.ts';
 import { createPostgresDialect } from '../db/postgres.ts';
+import { postgresChangeToken } from '../db/postgres-change-token.ts';
 import { openSqlite } from '../db/sqlite.ts';
 import type { Database } from '../db/tables.ts';
 
@@ -80,8 +81,8 @@ export interface TestDatabase {
   location: { databaseUrl: string | undefined; dataDir: string };
   /** Another independent connection to the same data, as a second process would have. */
   connectAgain(): Kysely<Database>;
-  /** SQLite's change token for `db` (undefined on PostgreSQL). */
-  changeToken?: () => string;
+  /** The change token of `db`'s database. */
+  changeToken: ChangeToken;
   close(): Promise<void>;
 }
 
@@ -124,8 +125,10 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   url.searchParams.set('options', `-c search_path=${schema}`);
   const databaseUrl = url.toString();
   const connect = () => track(new Kysely<Database>({ dialect: createPostgresDialect(databaseUrl, 4) }));
+  const db = connect();
   return {
-    db: connect(),
+    db,
+    changeToken: postgresChangeToken(db),
     dialect,
     location: { databaseUrl, dataDir: os.tmpdir() },
     connectAgain: connect,

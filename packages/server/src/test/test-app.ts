@@ -95,7 +95,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     adminCredential,
     now: clock.now,
     webhooks,
-    ...(database.changeToken ? { changeToken: database.changeToken } : {}),
+    changeToken: database.changeToken,
   });
 
   const admin: TestApp['admin'] = (method, url, body) =>

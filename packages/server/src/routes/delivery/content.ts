@@ -39,7 +39,7 @@ export function deliveryRoutes(
     app.addHook('onRequest', async (request) => {
       const { projectId } = request.params as { projectId: string };
       const token = readBearerToken(request.headers.authorization);
-      const before = fastPath?.changeToken();
+      const before = await fastPath?.changeToken();
       const key = await authenticateContentKey(deps, token, projectId);
       projects.set(request, key.project);
       if (fastPath && token && before !== undefined)

@@ -34,6 +34,7 @@ for (const dialect of DIALECTS) {
         '0002-webhooks',
         '0003-served-articles',
         '0004-dashboard-sessions',
+        '0005-covering-published-order',
       ]);
       assert.equal(first.json().database, dialect);
       const again = await folio('migrate');

@@ -153,9 +153,7 @@ export function createFastPath(options: {
 function answer(request: IncomingMessage, response: ServerResponse, entry: CachedBody): boolean {
   const held = request.headers['if-none-match'];
   if (held) {
-    const tags = ENCODINGS.map((encoding) => etagFor(entry, encoding));
-    const candidates = held.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-    const matched = held.trim() === '*' ? tags[0] : tags.find((tag) => candidates.includes(tag));
+    const matched = held === entry.etag ? held : matchingTag(entry, held);
     if (!matched) return false;
     response.writeHead(304, {
       etag: matched,
@@ -182,6 +180,14 @@ function answer(request: IncomingMessage, response: ServerResponse, entry: Cache
   response.writeHead(200, headers);
   response.end(request.method === 'HEAD' ? undefined : body);
   return true;
+}
+
+/** The tag of `entry` (in any encoding) that an `If-None-Match` list names, if any. */
+function matchingTag(entry: CachedBody, held: string): string | undefined {
+  const tags = ENCODINGS.map((encoding) => etagFor(entry, encoding));
+  if (held.trim() === '*') return tags[0];
+  const candidates = held.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  return tags.find((tag) => candidates.includes(tag));
 }
 
 /** The cache key part the delivery routes use, for canonical query strings only. */

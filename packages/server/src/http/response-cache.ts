@@ -41,6 +41,8 @@ export interface ResponseCache {
   /** The body in `encoding`, compressing it once and keeping the result. */
   encode(entry: CachedBody, encoding: Encoding): Promise<Buffer>;
   readonly bytes: number;
+  /** The bound on `bytes`; 0 when caching is off. */
+  readonly maxBytes: number;
 }
 
 export function createResponseCache(maxBytes: number): ResponseCache {
@@ -57,6 +59,7 @@ export function createResponseCache(maxBytes: number): ResponseCache {
   }
 
   return {
+    maxBytes,
     get(key) {
       const entry = entries.get(key);
       if (!entry) return undefined;

@@ -33,16 +33,19 @@ export async function sendJsonStream(
     return reply.send('');
   }
 
+  // Bytes are kept for the cache only while it could still take them.
+  const keepUpTo = Math.min(MAX_CACHED_STREAM_BYTES, cache.maxBytes);
   const collected: Buffer[] = [];
   let size = 0;
   async function* collect(): AsyncGenerator<Buffer> {
     for await (const chunk of chunks()) {
       const bytes = Buffer.from(chunk, 'utf8');
-      if (size <= MAX_CACHED_STREAM_BYTES) collected.push(bytes);
       size += bytes.length;
+      if (size <= keepUpTo) collected.push(bytes);
+      else collected.length = 0;
       yield bytes;
     }
-    if (size <= MAX_CACHED_STREAM_BYTES) cache.put(key, Buffer.concat(collected).toString('utf8'), etag);
+    if (size <= keepUpTo) cache.put(key, Buffer.concat(collected).toString('utf8'), etag);
   }
   const body = Readable.from(collect());
   const encoding = negotiateEncoding(request.headers['accept-encoding']);

@@ -9,7 +9,7 @@ import type {
 } from '@folio/schema';
 import type { ArticleRow, ProjectRow } from '../db/tables.ts';
 import type { RelatedRow, SitemapRow } from '../store/articles.ts';
-import { isoTime } from './deps.ts';
+import { isoTime } from './iso-time.ts';
 
 /** The project settings that shape served URLs. */
 export type SiteSettings = Pick<ProjectRow, 'website_url' | 'articles_path'>;

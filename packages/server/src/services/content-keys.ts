@@ -2,7 +2,8 @@ import type { ContentKey, CreatedContentKey } from '@folio/schema';
 import type { ContentKeyRow, ProjectRow } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as keys from '../store/content-keys.ts';
-import { isoTime, type ServiceDeps } from './deps.ts';
+import type { ServiceDeps } from './deps.ts';
+import { isoTime } from './iso-time.ts';
 import { requireProject } from './projects.ts';
 import { generateId, generateToken, hashToken } from './tokens.ts';
 

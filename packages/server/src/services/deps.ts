@@ -29,8 +29,3 @@ export async function transact<T>(
   deps.onCommit?.();
   return result;
 }
-
-/** Epoch milliseconds → the contract's ISO 8601 UTC string with milliseconds. */
-export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
-}

@@ -4,7 +4,7 @@ import type { Database } from '../db/tables.ts';
 import { insertEvent } from '../store/events.ts';
 import { insertDelivery } from '../store/webhook-deliveries.ts';
 import { findWebhook } from '../store/webhooks.ts';
-import { isoTime } from './deps.ts';
+import { isoTime } from './iso-time.ts';
 import { generateId } from './tokens.ts';
 
 /** The webhook event kinds of the contract. */

@@ -3,7 +3,8 @@ import type { ProjectRow, ProjectUpdate } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as store from '../store/projects.ts';
 import { refreshServedArticles } from './articles.ts';
-import { isoTime, type ServiceDeps } from './deps.ts';
+import type { ServiceDeps } from './deps.ts';
+import { isoTime } from './iso-time.ts';
 import { generateId } from './tokens.ts';
 
 export function toProject(row: ProjectRow): Project {

@@ -5,8 +5,9 @@ import * as deliveries from '../store/webhook-deliveries.ts';
 import { findWebhook, saveWebhook } from '../store/webhooks.ts';
 import { resolveWebhookTarget, WebhookAddressError } from '../webhooks/address-guard.ts';
 import { generateWebhookSecret } from '../webhooks/secret-box.ts';
-import { isoTime, type ServiceDeps, transact, type WebhookPolicy } from './deps.ts';
+import { type ServiceDeps, transact, type WebhookPolicy } from './deps.ts';
 import { recordEvent } from './events.ts';
+import { isoTime } from './iso-time.ts';
 import { type PageQuery, paginate } from './pagination.ts';
 import { requireProject } from './projects.ts';
 

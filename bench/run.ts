@@ -138,7 +138,7 @@ function deliverySection(text: string, machine: string): string {
     'Measured with `npm run bench -- --write delivery` (see `bench/delivery.ts`): a catalogue of',
     'generated articles (paragraphs with marks and links, headings, lists, an image, a code block,',
     'sometimes a table, FAQ, callout, quote or video) loaded into a fresh database through the',
-    "server's own services (`upsertArticle`, 500 per transaction; then `ANALYZE` on PostgreSQL,",
+    "server's own services (`upsertArticle`, 500 per transaction; then `VACUUM ANALYZE` on PostgreSQL,",
     'as autovacuum would do after a bulk load), a Folio server child process on it, and a bare `node:http` child',
     'answering the exact bytes and headers Folio answered for the same paths (304 when',
     '`If-None-Match` matches). Load: autocannon in its own process on 127.0.0.1, identity',

@@ -1,4 +1,4 @@
-import type { Block, BlockType, TextRun } from '@folio/schema';
+import type { Block, BlockType, TextRun } from './generated/schema.ts';
 
 /**
  * Shape checks for blocks arriving at the renderer. The API validated them at ingest, but a

@@ -1,5 +1,5 @@
-import type { Article, ArticleListItem, Pagination, SitemapEntry } from '@folio/schema';
 import { errorFromResponse, FolioError } from './folio-error.ts';
+import type { Article, ArticleListItem, Pagination, SitemapEntry } from './generated/schema.ts';
 import { getJson, type RequestSettings } from './request.ts';
 import { sleep } from './retry.ts';
 

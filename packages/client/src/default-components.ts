@@ -1,5 +1,5 @@
-import type { Block, BlockType } from '@folio/schema';
-import { isSafeSource } from '@folio/schema';
+import { isSafeSource } from './generated/links.ts';
+import type { Block, BlockType } from './generated/schema.ts';
 import { html, raw, type SafeHtml } from './html.ts';
 import type { RenderContext } from './render-context.ts';
 

@@ -1,4 +1,4 @@
-import type { ErrorBody } from '@folio/schema';
+import type { ErrorBody } from './generated/schema.ts';
 
 /** One validation problem the API reported: JSON Pointer of the field and what is wrong. */
 export type FolioErrorDetail = NonNullable<ErrorBody['error']['details']>[number];

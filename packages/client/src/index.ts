@@ -2,17 +2,7 @@
  * @folio/client: everything a website needs to show Folio articles. Web APIs only, so it runs
  * on Node, Deno, Bun and edge runtimes; the Node webhook handler lives in `@folio/client/node`.
  */
-export type {
-  Article,
-  ArticleListItem,
-  Block,
-  BlockType,
-  Pagination,
-  RelatedLink,
-  Seo,
-  SitemapEntry,
-  TextRun,
-} from '@folio/schema';
+
 export type { BlockProblem } from './block-guards.ts';
 export { checkBlock, isTextRun } from './block-guards.ts';
 export type {
@@ -27,6 +17,17 @@ export type { BlockComponent, BlockOf } from './default-components.ts';
 export { defaultComponents } from './default-components.ts';
 export type { FolioErrorDetail, FolioErrorInit } from './folio-error.ts';
 export { FolioError } from './folio-error.ts';
+export type {
+  Article,
+  ArticleListItem,
+  Block,
+  BlockType,
+  Pagination,
+  RelatedLink,
+  Seo,
+  SitemapEntry,
+  TextRun,
+} from './generated/schema.ts';
 export type { HtmlValue } from './html.ts';
 export { escapeHtml, html, raw, SafeHtml } from './html.ts';
 export { serializeJsonLd } from './json-ld.ts';

@@ -46,9 +46,20 @@ describe('@folio/client package', () => {
     }
   });
 
-  it('depends only on @folio/schema and standardwebhooks at run time, without side effects', () => {
-    assert.deepEqual(Object.keys(manifest.dependencies).sort(), ['@folio/schema', 'standardwebhooks']);
+  it('depends only on standardwebhooks at run time, without side effects', () => {
+    assert.deepEqual(Object.keys(manifest.dependencies), ['standardwebhooks']);
     assert.equal(manifest.sideEffects, false);
+  });
+
+  it('imports no package but standardwebhooks from either entry (schema types are generated)', () => {
+    for (const entry of ['src/index.ts', 'src/node.ts']) {
+      for (const [file, source] of moduleGraph(entry)) {
+        for (const [, specifier] of source.matchAll(/^(?:import|export)[^;]*?from '([^'.][^']*)'/gm)) {
+          const allowed = specifier === 'standardwebhooks' || specifier!.startsWith('node:');
+          assert.ok(allowed, `${file} imports ${specifier}`);
+        }
+      }
+    }
   });
 
   it('maps each entry to its source (development) and to built JS and types', () => {

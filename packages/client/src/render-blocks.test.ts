@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { Block } from '@folio/schema';
 import fc from 'fast-check';
 import { defaultComponents } from './default-components.ts';
+import type { Block } from './generated/schema.ts';
 import { html, raw } from './html.ts';
 import { renderBlocks } from './render-blocks.ts';
 

@@ -1,6 +1,6 @@
-import type { BlockType } from '@folio/schema';
 import { type BlockProblem, checkBlock } from './block-guards.ts';
 import { type BlockComponent, defaultComponents } from './default-components.ts';
+import type { BlockType } from './generated/schema.ts';
 import { createRenderContext } from './render-context.ts';
 import type { LinkComponent } from './render-text.ts';
 

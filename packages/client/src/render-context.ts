@@ -1,4 +1,4 @@
-import type { TextRun } from '@folio/schema';
+import type { TextRun } from './generated/schema.ts';
 import { escapeHtml, html, raw, type SafeHtml } from './html.ts';
 import { type LinkComponent, renderText, safeHref } from './render-text.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Seo } from '@folio/schema';
 import fc from 'fast-check';
+import type { Seo } from './generated/schema.ts';
 import { serializeJsonLd } from './json-ld.ts';
 import { canonicalUrl, type HeadArticle, renderHead } from './render-head.ts';
 

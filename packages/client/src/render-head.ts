@@ -1,5 +1,5 @@
-import type { ArticleListItem } from '@folio/schema';
-import { isSafeSource } from '@folio/schema';
+import { isSafeSource } from './generated/links.ts';
+import type { ArticleListItem } from './generated/schema.ts';
 import { html, raw, type SafeHtml } from './html.ts';
 import { serializeJsonLd } from './json-ld.ts';
 

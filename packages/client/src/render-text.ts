@@ -1,5 +1,5 @@
-import type { TextRun } from '@folio/schema';
-import { isSafeLink } from '@folio/schema';
+import { isSafeLink } from './generated/links.ts';
+import type { TextRun } from './generated/schema.ts';
 import { html, SafeHtml } from './html.ts';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SitemapEntry } from '@folio/schema';
+import type { SitemapEntry } from './generated/schema.ts';
 import { chunkSitemapEntries, SITEMAP_MAX_URLS, sitemapIndexXml, sitemapXml } from './sitemap-xml.ts';
 
 const entry = (url: string, lastModified = '2026-11-20T10:00:00.000Z'): SitemapEntry => ({

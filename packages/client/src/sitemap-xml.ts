@@ -1,4 +1,4 @@
-import type { SitemapEntry } from '@folio/schema';
+import type { SitemapEntry } from './generated/schema.ts';
 
 /**
  * The sitemaps.org limit of URLs per sitemap file.

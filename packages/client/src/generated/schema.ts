@@ -1,0 +1,234 @@
+// Generated from @folio/schema by packages/client/scripts/generate.ts: do not edit.
+// Regenerate with `npm run generate -w @folio/client`.
+
+/** A run of text with optional marks and link. */
+export type TextRun = {
+  text: string;
+  bold?: boolean;
+  italic?: boolean;
+  code?: boolean;
+  /** An http(s) URL, a site path (/…, not //…) or a #anchor */
+  href?: string;
+  rel?: string;
+};
+
+/** One question and answer of a `faq` block. */
+export type FaqItem = {
+  question: string;
+  answer: TextRun[];
+};
+
+/** The `heading` block. */
+export type HeadingBlock = {
+  type: 'heading';
+  /** Optional identifier of the block */
+  id?: string;
+  level: 2 | 3 | 4;
+  text: string;
+};
+
+/** The `paragraph` block. */
+export type ParagraphBlock = {
+  type: 'paragraph';
+  /** Optional identifier of the block */
+  id?: string;
+  content: TextRun[];
+};
+
+/** The `list` block. */
+export type ListBlock = {
+  type: 'list';
+  /** Optional identifier of the block */
+  id?: string;
+  ordered: boolean;
+  items: TextRun[][];
+};
+
+/** The `quote` block. */
+export type QuoteBlock = {
+  type: 'quote';
+  /** Optional identifier of the block */
+  id?: string;
+  content: TextRun[];
+  attribution?: string;
+};
+
+/** The `code` block. */
+export type CodeBlock = {
+  type: 'code';
+  /** Optional identifier of the block */
+  id?: string;
+  code: string;
+  language?: string;
+};
+
+/** The `image` block. */
+export type ImageBlock = {
+  type: 'image';
+  /** Optional identifier of the block */
+  id?: string;
+  /** An http(s) URL or a site path */
+  url: string;
+  alt: string;
+  caption?: string;
+};
+
+/** The `callout` block. */
+export type CalloutBlock = {
+  type: 'callout';
+  /** Optional identifier of the block */
+  id?: string;
+  variant: 'info' | 'tip' | 'warning';
+  content: TextRun[];
+};
+
+/** The `cta` block. */
+export type CtaBlock = {
+  type: 'cta';
+  /** Optional identifier of the block */
+  id?: string;
+  heading: string;
+  buttonLabel: string;
+  /** An http(s) URL, a site path (/…, not //…) or a #anchor */
+  buttonHref: string;
+  body?: string;
+};
+
+/** The `faq` block. */
+export type FaqBlock = {
+  type: 'faq';
+  /** Optional identifier of the block */
+  id?: string;
+  items: FaqItem[];
+};
+
+/** The `table` block. */
+export type TableBlock = {
+  type: 'table';
+  /** Optional identifier of the block */
+  id?: string;
+  headers: string[];
+  rows: string[][];
+};
+
+/** The `video` block. */
+export type VideoBlock = {
+  type: 'video';
+  /** Optional identifier of the block */
+  id?: string;
+  provider: 'youtube';
+  videoId: string;
+  /** An http(s) URL */
+  url: string;
+  title: string;
+};
+
+/** The `type` values of all block kinds. */
+export type BlockType =
+  | 'heading'
+  | 'paragraph'
+  | 'list'
+  | 'quote'
+  | 'code'
+  | 'image'
+  | 'callout'
+  | 'cta'
+  | 'faq'
+  | 'table'
+  | 'video';
+
+/** One element of an article's `blocks` array. */
+export type Block =
+  | HeadingBlock
+  | ParagraphBlock
+  | ListBlock
+  | QuoteBlock
+  | CodeBlock
+  | ImageBlock
+  | CalloutBlock
+  | CtaBlock
+  | FaqBlock
+  | TableBlock
+  | VideoBlock;
+
+/** The `seo` object of a served article. */
+export type Seo = {
+  title: string;
+  description: string;
+  /** Articles path + "/" + percent-encoded slug */
+  canonicalPath: string;
+  ogTitle: string;
+  ogDescription: string;
+  ogImage: string | null;
+  ogType: string;
+  jsonLd: Record<string, unknown>;
+};
+
+/** One item of an article's `related` list. */
+export type RelatedLink = {
+  id: string;
+  slug: string;
+  title: string;
+  canonicalPath: string;
+};
+
+/** An article as the list endpoint serves it (no `related`). */
+export type ArticleListItem = {
+  id: string;
+  slug: string;
+  title: string;
+  /** Blocks; see /public/v1/schema/blocks.json */
+  blocks: Block[];
+  seo: Seo;
+  /** ISO 8601 UTC with milliseconds */
+  publishedAt: string;
+  /** ISO 8601 UTC with milliseconds */
+  updatedAt: string;
+};
+
+/** An article as the single-article read serves it. */
+export type Article = {
+  id: string;
+  slug: string;
+  title: string;
+  /** Blocks; see /public/v1/schema/blocks.json */
+  blocks: Block[];
+  seo: Seo;
+  /** ISO 8601 UTC with milliseconds */
+  publishedAt: string;
+  /** ISO 8601 UTC with milliseconds */
+  updatedAt: string;
+  related: RelatedLink[];
+};
+
+/** The pagination object of a list answer. */
+export type Pagination = {
+  page: number;
+  limit: number;
+  /** Count of all items */
+  total: number;
+  totalPages: number;
+  hasNext: boolean;
+  hasPrev: boolean;
+};
+
+/** One sitemap entry. */
+export type SitemapEntry = {
+  url: string;
+  /** ISO 8601 UTC with milliseconds */
+  lastModified: string;
+};
+
+/** Every error answer of the API. */
+export type ErrorBody = {
+  success: false;
+  error: {
+    code: string;
+    message: string;
+    /** Validation problems: JSON Pointer of the field and what is wrong */
+    details?: {
+      path: string;
+      message: string;
+    }[];
+  };
+};

@@ -251,7 +251,7 @@ async function startBare(
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    ['--conditions=development', '--disable-warning=ExperimentalWarning', BARE_SERVER, file, String(port)],
+    ['--conditions=folio-source', '--disable-warning=ExperimentalWarning', BARE_SERVER, file, String(port)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await new Promise<void>((resolve, reject) => {

@@ -67,7 +67,7 @@ export async function runLoad(
       requests: plan.requests,
     };
     fs.writeFileSync(specFile, JSON.stringify(spec));
-    args = ['--conditions=development', '--disable-warning=ExperimentalWarning', CYCLING, specFile];
+    args = ['--conditions=folio-source', '--disable-warning=ExperimentalWarning', CYCLING, specFile];
   }
   let peakKb = 0;
   const sample = () => {

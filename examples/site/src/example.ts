@@ -15,7 +15,7 @@ const serverMain = fileURLToPath(new URL('../../../packages/server/src/main.ts',
 
 const folio = spawn(
   process.execPath,
-  ['--conditions=development', '--disable-warning=ExperimentalWarning', serverMain],
+  ['--conditions=folio-source', '--disable-warning=ExperimentalWarning', serverMain],
   {
     env: {
       ...process.env,

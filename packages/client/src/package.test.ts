@@ -62,19 +62,19 @@ describe('@folio/client package', () => {
     }
   });
 
-  it('maps each entry to its source (development) and to built JS and types', () => {
+  it('maps each entry to its source (folio-source) and to built JS and types', () => {
     for (const name of ['.', './node']) {
       const entry = manifest.exports[name] as Record<string, string>;
       const base = name === '.' ? 'index' : 'node';
-      assert.deepEqual(Object.keys(entry), ['development', 'types', 'default'], 'order decides resolution');
-      assert.equal(entry.development, `./src/${base}.ts`);
+      assert.deepEqual(Object.keys(entry), ['folio-source', 'types', 'default'], 'order decides resolution');
+      assert.equal(entry['folio-source'], `./src/${base}.ts`);
       assert.equal(entry.types, `./dist/${base}.d.ts`);
       assert.equal(entry.default, `./dist/${base}.js`);
-      assert.ok(existsSync(new URL(entry.development!, packageDir)));
+      assert.ok(existsSync(new URL(entry['folio-source']!, packageDir)));
     }
   });
 
-  it('imports by package name from source under the development condition', () => {
+  it('imports by package name from source under the folio-source condition', () => {
     const script = `
       const main = await import('@folio/client');
       const node = await import('@folio/client/node');
@@ -83,7 +83,7 @@ describe('@folio/client package', () => {
     const run = spawnSync(
       process.execPath,
       [
-        '--conditions=development',
+        '--conditions=folio-source',
         '--disable-warning=ExperimentalWarning',
         '--input-type=module',
         '-e',

@@ -34,7 +34,7 @@ if (!node) {
 
 const child = spawn(
   node,
-  ['--conditions=development', '--disable-warning=ExperimentalWarning', entry, ...process.argv.slice(2)],
+  ['--conditions=folio-source', '--disable-warning=ExperimentalWarning', entry, ...process.argv.slice(2)],
   { stdio: 'inherit' },
 );
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {

@@ -58,9 +58,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const blocksSchema = blocksJsonSchema(options.baseUrl);
 
   const cache = createResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
-  const fastPath = options.changeToken
-    ? createFastPath({ cache, changeToken: options.changeToken, now: deps.now })
-    : undefined;
+  // Without a cache nothing is ever ready, and reading the token would only cost the misses.
+  const fastPath =
+    options.changeToken && cache.maxBytes > 0
+      ? createFastPath({ cache, changeToken: options.changeToken, now: deps.now })
+      : undefined;
 
   const app = Fastify({
     ...(fastPath

@@ -26,6 +26,7 @@ const WHOLE_NUMBER = /^[1-9][0-9]{0,9}$/;
 // Keys are re-checked on the full path this often, which also keeps lastUsedAt current.
 const RECHECK_MS = 60_000;
 const ENCODINGS: Encoding[] = ['identity', 'br', 'gzip'];
+const MAX_ROUTES = 10_000;
 
 /**
  * Answers delivery requests whose bytes are already cached, before the HTTP framework sees
@@ -78,18 +79,28 @@ export function createFastPath(options: {
   const MAX_KEYS = 10_000;
   let batch: Candidate[] = [];
 
+  // What each URL asks for, parsed once: a hit is otherwise mostly regular expressions.
+  const routes = new Map<string, Route | null>();
+  function routeOf(url: string): Route | null {
+    let route = routes.get(url);
+    if (route === undefined) {
+      route = parseRoute(url);
+      if (routes.size >= MAX_ROUTES) routes.clear();
+      routes.set(url, route);
+    }
+    return route;
+  }
+
   function lookup(request: IncomingMessage): Omit<Candidate, 'response' | 'fullPath'> | undefined {
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
-    const match = DELIVERY.exec(request.url ?? '');
-    if (!match) return undefined;
+    const route = routeOf(request.url ?? '');
+    if (!route) return undefined;
     const bearer = readBearerToken(request.headers.authorization);
     if (!bearer) return undefined;
     const known = keys.get(bearer);
-    if (!known || known.projectId !== decodeSafely(match[1]!)) return undefined;
+    if (!known || known.projectId !== route.projectId) return undefined;
     if (options.now() - known.lastUsedAt >= RECHECK_MS) return undefined;
-    const what = routeKey(match[2], match[3], match[4]);
-    if (!what) return undefined;
-    const entry = options.cache.get(`${known.projectId}:${known.version}:${what}`);
+    const entry = options.cache.get(`${known.projectId}:${known.version}:${route.what}`);
     return entry ? { request, known, entry } : undefined;
   }
 
@@ -188,6 +199,20 @@ function matchingTag(entry: CachedBody, held: string): string | undefined {
   if (held.trim() === '*') return tags[0];
   const candidates = held.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
   return tags.find((tag) => candidates.includes(tag));
+}
+
+/** A delivery URL's project and the cache key part of what it asks for. */
+interface Route {
+  projectId: string;
+  what: string;
+}
+
+function parseRoute(url: string): Route | null {
+  const match = DELIVERY.exec(url);
+  if (!match) return null;
+  const projectId = decodeSafely(match[1]!);
+  const what = routeKey(match[2], match[3], match[4]);
+  return projectId !== undefined && what !== undefined ? { projectId, what } : null;
 }
 
 /** The cache key part the delivery routes use, for canonical query strings only. */

@@ -37,15 +37,25 @@ export function createListingIndex(stride = DEFAULT_STRIDE): ListingIndex {
     return listing;
   }
 
-  async function cursorAt(db: Kysely<Database>, project: ProjectRow, listing: Listing, index: number) {
-    if (listing.cursors.length <= index) {
+  async function cursorAt(
+    db: Kysely<Database>,
+    project: ProjectRow,
+    listing: Listing,
+    index: number,
+  ): Promise<articles.ListCursor | undefined> {
+    while (listing.cursors.length <= index) {
       // Walk the index once from the deepest known position to the one needed.
-      const start = Math.max(0, listing.cursors.length - 1);
+      const known = listing.cursors.length;
+      const start = Math.max(0, known - 1);
       const from = listing.cursors[start];
       const keys = await articles.listPublishedKeysFrom(db, project.id, from, (index - start) * stride + 1);
-      for (let i = listing.cursors.length === 0 ? 0 : stride; i < keys.length; i += stride) {
+      // Another request extended the cursors during the walk: appending would shift them all.
+      if (listing.cursors.length !== known) continue;
+      for (let i = known === 0 ? 0 : stride; i < keys.length; i += stride) {
         listing.cursors.push(keys[i]!);
       }
+      // Fewer rows than the count said (a write raced this version): no seek for this page.
+      if (listing.cursors.length <= index) return undefined;
     }
     return listing.cursors[index];
   }

@@ -135,6 +135,27 @@ for (const dialect of DIALECTS) {
           // Published again, it keeps its first publishedAt, and so its place in the order.
           await upsertArticle(deps, project.id, 'id000', newArticle({ published: true }));
         }
+        // Many deep pages asked for at once, as a server under load does: cursors learnt by
+        // concurrent walks must not be appended twice.
+        const fresh = (await findProject(t.db, project.id))!;
+        const full = (await articles.listPublishedArticles(t.db, project.id, { limit: 1000, offset: 0 })).map(
+          (r) => r.id,
+        );
+        for (const stride of [1, 2, 5]) {
+          const index = createListingIndex(stride);
+          const offsets = [40, 12, 55, 3, 27, 58, 33, 19, 47, 8, 60, 24];
+          const pages = await Promise.all(offsets.map((offset) => index.page(t.db, fresh, offset, 1)));
+          assert.deepEqual(
+            pages.map((rows) => rows[0]?.id),
+            offsets.map((offset) => full[offset]),
+            `stride ${stride}`,
+          );
+          const again = await Promise.all(offsets.map((offset) => index.page(t.db, fresh, offset, 1)));
+          assert.deepEqual(
+            again.map((rows) => rows[0]?.id),
+            offsets.map((offset) => full[offset]),
+          );
+        }
       } finally {
         await t.close();
       }

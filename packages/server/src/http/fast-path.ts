@@ -78,6 +78,15 @@ export function createFastPath(options: {
   let hits = 0;
   const MAX_KEYS = 10_000;
   let batch: Candidate[] = [];
+  // A flush is due in this turn's check phase; a token read is in flight. One read at a time:
+  // requests that arrive during a read (a PostgreSQL round trip) share the next one.
+  let scheduled = false;
+  let reading = false;
+  function schedule(): void {
+    if (scheduled || reading) return;
+    scheduled = true;
+    setImmediate(() => void answerBatch());
+  }
 
   // What each URL asks for, parsed once: a hit is otherwise mostly regular expressions.
   const routes = new Map<string, Route | null>();
@@ -113,10 +122,12 @@ export function createFastPath(options: {
   }
 
   async function answerBatch(): Promise<void> {
+    scheduled = false;
     const candidates = batch;
     batch = [];
-    // Requests that arrive while the token is read form the next batch.
+    reading = true;
     const token = await readToken();
+    reading = false;
     for (const candidate of candidates) {
       const { request, response, fullPath } = candidate;
       if (
@@ -129,6 +140,7 @@ export function createFastPath(options: {
         hits++;
       }
     }
+    if (batch.length > 0) schedule();
   }
 
   return {
@@ -154,8 +166,8 @@ export function createFastPath(options: {
         fullPath(request, response);
         return;
       }
-      if (batch.length === 0) setImmediate(() => void answerBatch());
       batch.push({ ...found, response, fullPath });
+      schedule();
     },
   };
 }

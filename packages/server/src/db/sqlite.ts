@@ -101,21 +101,41 @@ function adaptDatabase(database: DatabaseSync, writes: { count: number }): Sqlit
 }
 
 function adaptStatement(statement: StatementSync, writes: { count: number }): SqliteStatement {
-  const reader = statement.columns().length > 0;
+  const names = statement.columns().map((column) => column.name);
+  const reader = names.length > 0;
   // Writes with RETURNING are readers too; counting every statement that is not a plain
   // SELECT keeps the change token honest.
   const writer = !/^\s*(select|pragma|explain)\b/i.test(statement.sourceSQL);
+  const toRow = rowBuilder(statement, names);
   return {
     reader,
     all: (parameters) => {
       if (writer) writes.count++;
-      return statement.all(...bind(parameters));
+      return statement.all(...bind(parameters)).map(toRow);
     },
     run: (parameters) => {
       writes.count++;
       return statement.run(...bind(parameters));
     },
-    iterate: (parameters) => statement.iterate(...bind(parameters)) as IterableIterator<unknown>,
+    iterate: function* (parameters) {
+      for (const row of statement.iterate(...bind(parameters))) yield toRow(row);
+    },
+  };
+}
+
+/**
+ * Rows as plain objects, built here from arrays: node:sqlite sets each property of a row object
+ * through the engine's C++ API, which makes reading 100,000 sitemap rows take twice as long as
+ * taking arrays and building the objects in JavaScript. Node before 22.16 has only objects.
+ */
+function rowBuilder(statement: StatementSync, names: string[]): (row: unknown) => unknown {
+  if (typeof statement.setReturnArrays !== 'function') return (row) => row;
+  statement.setReturnArrays(true);
+  return (row) => {
+    const values = row as unknown[];
+    const object: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) object[names[i]!] = values[i];
+    return object;
   };
 }
 

@@ -35,17 +35,18 @@ export async function sendJsonStream(
 
   // Bytes are kept for the cache only while it could still take them.
   const keepUpTo = Math.min(MAX_CACHED_STREAM_BYTES, cache.maxBytes);
-  const collected: Buffer[] = [];
+  const collected: string[] = [];
   let size = 0;
-  async function* collect(): AsyncGenerator<Buffer> {
+  // Strings go to the socket as they are: a Buffer per chunk would be memory outside the heap
+  // that lives until the garbage collector finds its handle, long after the bytes were sent.
+  async function* collect(): AsyncGenerator<string> {
     for await (const chunk of chunks()) {
-      const bytes = Buffer.from(chunk, 'utf8');
-      size += bytes.length;
-      if (size <= keepUpTo) collected.push(bytes);
+      size += Buffer.byteLength(chunk, 'utf8');
+      if (size <= keepUpTo) collected.push(chunk);
       else collected.length = 0;
-      yield bytes;
+      yield chunk;
     }
-    if (size <= keepUpTo) cache.put(key, Buffer.concat(collected).toString('utf8'), etag);
+    if (size <= keepUpTo) cache.put(key, collected.join(''), etag);
   }
   const body = Readable.from(collect());
   const encoding = negotiateEncoding(request.headers['accept-encoding']);

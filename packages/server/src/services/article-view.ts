@@ -53,6 +53,17 @@ export function toSitemapEntry(row: SitemapRow, websiteUrl: string, site: SiteSe
   return { url: `${websiteUrl}${canonicalPath(site, row.slug)}`, lastModified: isoTime(row.updated_at) };
 }
 
+/**
+ * The sitemap entry of a row as JSON text, for one website: the text of
+ * `JSON.stringify(toSitemapEntry(row, websiteUrl, site))` without an object per article, since a
+ * large catalogue's sitemap writes one per published article.
+ */
+export function sitemapEntryWriter(websiteUrl: string, site: SiteSettings): (row: SitemapRow) => string {
+  // Only the URL prefix can need escaping: percent-encoded slugs and ISO times never do.
+  const head = `{"url":${JSON.stringify(`${websiteUrl}${site.articles_path}/`).slice(0, -1)}`;
+  return (row) => `${head}${encodeURIComponent(row.slug)}","lastModified":"${isoTime(row.updated_at)}"}`;
+}
+
 /** An article as the management API shows it: what was ingested, and its state. */
 export function toAdminArticle(row: ArticleRow): AdminArticle {
   return {

@@ -1,7 +1,8 @@
 import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
+import type { SitemapRow } from '../store/articles.ts';
 import * as articles from '../store/articles.ts';
-import { servedJsonOf, toRelatedLink, toSitemapEntry } from './article-view.ts';
+import { servedJsonOf, sitemapEntryWriter, toRelatedLink } from './article-view.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ListingIndex } from './listing-index.ts';
 import { type PageQuery, paginate } from './pagination.ts';
@@ -65,25 +66,33 @@ export async function* streamSitemapBody(
   project: ProjectRow,
   batch = SITEMAP_BATCH,
 ): AsyncGenerator<string> {
-  const websiteUrl = requireWebsiteUrl(project);
-  let after: articles.ListCursor | undefined;
+  const entry = sitemapEntryWriter(requireWebsiteUrl(project), project);
+  const read = (after?: articles.ListCursor) => {
+    const rows = articles.listSitemapRows(deps.db, project.id, after, batch);
+    // Awaited below, unless the client went away first; then its failure is of no interest.
+    rows.catch(() => {});
+    return rows;
+  };
+  let next: Promise<SitemapRow[]> | undefined = read();
   let first = true;
   yield '{"success":true,"data":[';
-  for (;;) {
-    const rows = await articles.listSitemapRows(deps.db, project.id, after, batch);
+  while (next) {
+    const rows: SitemapRow[] = await next;
+    // The next batch is read while this one is written: on PostgreSQL the round trip and the
+    // query's own time overlap with the formatting instead of adding to it.
+    const last = rows[rows.length - 1];
+    next =
+      rows.length === batch && last ? read({ published_at: last.published_at!, id: last.id }) : undefined;
     // Chunks stay small enough for the young generation: large strings would live until a
     // full collection and hold the process's memory up.
     for (let start = 0; start < rows.length; start += SITEMAP_CHUNK) {
-      const entries = rows
-        .slice(start, start + SITEMAP_CHUNK)
-        .map((row) => JSON.stringify(toSitemapEntry(row, websiteUrl, project)))
-        .join(',');
-      yield first ? entries : `,${entries}`;
-      first = false;
+      let entries = '';
+      for (let i = start; i < Math.min(start + SITEMAP_CHUNK, rows.length); i++) {
+        entries += first ? entry(rows[i]!) : `,${entry(rows[i]!)}`;
+        first = false;
+      }
+      yield entries;
     }
-    if (rows.length < batch) break;
-    const last = rows[rows.length - 1]!;
-    after = { published_at: last.published_at!, id: last.id };
   }
   yield ']}';
 }

@@ -27,13 +27,12 @@ export interface DatabaseOptions {
 /** Opens the configured database: PostgreSQL for a `postgres://` URL, else the SQLite file. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
-    const { createPostgresDialect } = await import('./postgres.ts');
+    const { connectPostgres } = await import('./postgres.ts');
     const { postgresChangeToken } = await import('./postgres-change-token.ts');
-    const dialect = createPostgresDialect(options.databaseUrl, options.poolSize);
-    const db = new Kysely<Database>({ dialect });
+    const { dialect, pool } = connectPostgres(options.databaseUrl, options.poolSize);
     return {
-      db,
-      changeToken: postgresChangeToken(db),
+      db: new Kysely<Database>({ dialect }),
+      changeToken: postgresChangeToken(pool),
       dialect: 'postgres',
       location: redact(options.databaseUrl),
     };

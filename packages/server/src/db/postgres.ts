@@ -3,11 +3,17 @@ import pg from 'pg';
 
 const INT8_OID = 20;
 
+/** The Kysely dialect and the pool under it, for the one query that bypasses Kysely. */
+export interface PostgresConnection {
+  dialect: PostgresDialect;
+  pool: pg.Pool;
+}
+
 /**
  * The production database. Timestamps are stored as epoch milliseconds in `bigint` columns;
  * they fit a JavaScript number exactly, so `int8` is parsed as a number rather than a string.
  */
-export function createPostgresDialect(connectionString: string, max = 10): PostgresDialect {
+export function connectPostgres(connectionString: string, max = 10): PostgresConnection {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -18,5 +24,5 @@ export function createPostgresDialect(connectionString: string, max = 10): Postg
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  return new PostgresDialect({ pool });
+  return { dialect: new PostgresDialect({ pool }), pool };
 }

@@ -6,7 +6,7 @@ import { after } from 'node:test';
 import { Kysely } from 'kysely';
 import pg from 'pg';
 import type { ChangeToken, DialectName } from '../db/connect.ts';
-import { createPostgresDialect } from '../db/postgres.ts';
+import { connectPostgres } from '../db/postgres.ts';
 import { postgresChangeToken } from '../db/postgres-change-token.ts';
 import { openSqlite } from '../db/sqlite.ts';
 import type { Database } from '../db/tables.ts';
@@ -124,11 +124,12 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   const url = new URL(base);
   url.searchParams.set('options', `-c search_path=${schema}`);
   const databaseUrl = url.toString();
-  const connect = () => track(new Kysely<Database>({ dialect: createPostgresDialect(databaseUrl, 4) }));
-  const db = connect();
+  const connect = () => track(new Kysely<Database>({ dialect: connectPostgres(databaseUrl, 4).dialect }));
+  const first = connectPostgres(databaseUrl, 4);
+  const db = track(new Kysely<Database>({ dialect: first.dialect }));
   return {
     db,
-    changeToken: postgresChangeToken(db),
+    changeToken: postgresChangeToken(first.pool),
     dialect,
     location: { databaseUrl, dataDir: os.tmpdir() },
     connectAgain: connect,

@@ -15,7 +15,12 @@ const serverMain = fileURLToPath(new URL('../../../packages/server/src/main.ts',
 
 const folio = spawn(
   process.execPath,
-  ['--conditions=folio-source', '--disable-warning=ExperimentalWarning', serverMain],
+  [
+    '--conditions=folio-source',
+    '--disable-warning=ExperimentalWarning',
+    '--max-semi-space-size=8',
+    serverMain,
+  ],
   {
     env: {
       ...process.env,

@@ -27,8 +27,22 @@ export async function listPublishedArticlesBody(
   const total = await deps.listing.total(deps.db, project);
   const { pagination, offset } = paginate(query, total);
   const rows = await deps.listing.page(deps.db, project, offset, pagination.limit);
-  const data = rows.map((row) => servedJsonOf(row, project)).join(',');
+  const served = await Promise.all(rows.map((row) => row.served ?? computeServed(deps, project, row.id)));
+  const data = served.filter((json) => json !== undefined).join(',');
   return `{"success":true,"data":[${data}],"pagination":${JSON.stringify(pagination)}}`;
+}
+
+/**
+ * The served JSON of an article stored before the column existed, from its whole row; undefined
+ * when it was deleted since the page was read (that write moved the version on).
+ */
+async function computeServed(
+  deps: ServiceDeps,
+  project: ProjectRow,
+  id: string,
+): Promise<string | undefined> {
+  const row = await articles.findArticle(deps.db, project.id, id);
+  return row && servedJsonOf(row, project);
 }
 
 /** One published article with its related links; 404 for unpublished, deleted or unknown slugs. */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ArticleRow, Database, ProjectRow } from '../db/tables.ts';
+import type { Database, ProjectRow } from '../db/tables.ts';
 import * as articles from '../store/articles.ts';
 
 // One known position every `stride` rows: a page is a seek to the nearest one plus a short skip.
@@ -19,7 +19,12 @@ interface Listing {
  */
 export interface ListingIndex {
   total(db: Kysely<Database>, project: ProjectRow): Promise<number>;
-  page(db: Kysely<Database>, project: ProjectRow, offset: number, limit: number): Promise<ArticleRow[]>;
+  page(
+    db: Kysely<Database>,
+    project: ProjectRow,
+    offset: number,
+    limit: number,
+  ): Promise<articles.ServedRow[]>;
 }
 
 export function createListingIndex(stride = DEFAULT_STRIDE): ListingIndex {

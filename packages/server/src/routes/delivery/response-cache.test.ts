@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { buildApp } from '../../app.ts';
 import { resolveAdminCredential } from '../../services/admin-auth.ts';
 import { upsertArticle } from '../../services/articles.ts';
-import { streamSitemapBody } from '../../services/delivery.ts';
+import { listPublishedArticlesBody, streamSitemapBody } from '../../services/delivery.ts';
 import { createListingIndex } from '../../services/listing-index.ts';
 import * as articles from '../../store/articles.ts';
 import { findProject } from '../../store/projects.ts';
@@ -93,6 +93,19 @@ for (const dialect of DIALECTS) {
       }
       const stored = await t.db.selectFrom('articles').select('served').execute();
       assert.ok(stored.every((row) => row.served?.includes('"/news/')));
+    });
+
+    test('articles stored before the served column are listed as they would be served', async () => {
+      const project = (await findProject(t.db, projectId))!;
+      const body = () =>
+        listPublishedArticlesBody({ db: t.db, now: t.clock.now, listing: createListingIndex() }, project, {
+          page: 1,
+          limit: 10,
+        });
+      const before = await body();
+      await t.db.updateTable('articles').set({ served: null }).where('id', 'in', ['a1', 'a3']).execute();
+      assert.equal(await body(), before);
+      assert.equal(JSON.parse(before).data.length, 5);
     });
   });
 

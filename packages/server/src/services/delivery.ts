@@ -1,6 +1,5 @@
 import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
-import type { SitemapRow } from '../store/articles.ts';
 import * as articles from '../store/articles.ts';
 import { servedJsonOf, sitemapEntryWriter, toRelatedLink } from './article-view.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -87,11 +86,11 @@ export async function* streamSitemapBody(
     rows.catch(() => {});
     return rows;
   };
-  let next: Promise<SitemapRow[]> | undefined = read();
+  let next: Promise<articles.SitemapRow[]> | undefined = read();
   let first = true;
   yield '{"success":true,"data":[';
   while (next) {
-    const rows: SitemapRow[] = await next;
+    const rows: articles.SitemapRow[] = await next;
     // The next batch is read while this one is written: on PostgreSQL the round trip and the
     // query's own time overlap with the formatting instead of adding to it.
     const last = rows[rows.length - 1];

@@ -41,9 +41,12 @@ export async function sendJsonStream(
   // that lives until the garbage collector finds its handle, long after the bytes were sent.
   async function* collect(): AsyncGenerator<string> {
     for await (const chunk of chunks()) {
-      size += Buffer.byteLength(chunk, 'utf8');
-      if (size <= keepUpTo) collected.push(chunk);
-      else collected.length = 0;
+      // Once past what the cache takes, the rest is not even measured.
+      if (size <= keepUpTo) {
+        size += Buffer.byteLength(chunk, 'utf8');
+        if (size <= keepUpTo) collected.push(chunk);
+        else collected.length = 0;
+      }
       yield chunk;
     }
     if (size <= keepUpTo) cache.put(key, collected.join(''), etag);

@@ -87,7 +87,7 @@ export async function* streamSitemapBody(
     return rows;
   };
   let next: Promise<articles.SitemapRow[]> | undefined = read();
-  let first = true;
+  let separator = '';
   yield '{"success":true,"data":[';
   while (next) {
     const rows: articles.SitemapRow[] = await next;
@@ -100,9 +100,9 @@ export async function* streamSitemapBody(
     // full collection and hold the process's memory up.
     for (let start = 0; start < rows.length; start += SITEMAP_CHUNK) {
       let entries = '';
-      for (let i = start; i < Math.min(start + SITEMAP_CHUNK, rows.length); i++) {
-        entries += first ? entry(rows[i]!) : `,${entry(rows[i]!)}`;
-        first = false;
+      for (const row of rows.slice(start, start + SITEMAP_CHUNK)) {
+        entries += `${separator}${entry(row)}`;
+        separator = ',';
       }
       yield entries;
     }

@@ -124,15 +124,17 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   const url = new URL(base);
   url.searchParams.set('options', `-c search_path=${schema}`);
   const databaseUrl = url.toString();
-  const connect = () => track(new Kysely<Database>({ dialect: connectPostgres(databaseUrl, 4).dialect }));
-  const first = connectPostgres(databaseUrl, 4);
-  const db = track(new Kysely<Database>({ dialect: first.dialect }));
+  const connect = () => {
+    const { dialect, pool } = connectPostgres(databaseUrl, 4);
+    return { db: track(new Kysely<Database>({ dialect })), pool };
+  };
+  const { db, pool } = connect();
   return {
     db,
-    changeToken: postgresChangeToken(first.pool),
+    changeToken: postgresChangeToken(pool),
     dialect,
     location: { databaseUrl, dataDir: os.tmpdir() },
-    connectAgain: connect,
+    connectAgain: () => connect().db,
     close,
   };
 }

@@ -18,7 +18,9 @@ import { deliveryRoutes } from './routes/delivery/content.ts';
 import { healthRoutes } from './routes/health.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
+import { createChangeWatch } from './services/change-watch.ts';
 import type { ServiceDeps, WebhookPolicy } from './services/deps.ts';
+import { createKeyChecks } from './services/key-checks.ts';
 import { createListingIndex } from './services/listing-index.ts';
 import { FOLIO_VERSION } from './version.ts';
 import { createSecretBox } from './webhooks/secret-box.ts';
@@ -39,8 +41,8 @@ export interface AppOptions {
   /** Bytes of ready responses kept in memory; 0 turns the response cache off. */
   responseCacheBytes?: number;
   /**
-   * The database's change token. With it, cached delivery answers for recently checked keys
-   * are sent before the framework runs, until anything is written anywhere.
+   * The database's change token. With it, a content key's check is reused and cached delivery
+   * answers for it are sent before the framework runs, until anything is written anywhere.
    */
   changeToken?: ChangeToken;
   /** A pino logger; none means silent (tests). */
@@ -58,11 +60,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const blocksSchema = blocksJsonSchema(options.baseUrl);
 
   const cache = createResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
-  // Without a cache nothing is ever ready, and reading the token would only cost the misses.
-  const fastPath =
-    options.changeToken && cache.maxBytes > 0
-      ? createFastPath({ cache, changeToken: options.changeToken, now: deps.now })
-      : undefined;
+  const watch = options.changeToken ? createChangeWatch(options.changeToken) : undefined;
+  const keys = createKeyChecks(deps, watch);
+  // Without a cache nothing is ever ready.
+  const fastPath = watch && cache.maxBytes > 0 ? createFastPath({ cache, watch, keys }) : undefined;
 
   const app = Fastify({
     ...(fastPath
@@ -108,7 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes(options.db));
   await app.register(publicRoutes({ blocksSchema, cache }));
-  await app.register(deliveryRoutes({ ...deps, listing: createListingIndex() }, cache, fastPath));
+  await app.register(deliveryRoutes({ ...deps, listing: createListingIndex() }, cache, keys));
   await app.register(adminRoutes(deps, options.adminCredential, blocksSchema));
   await app.register(
     dashboardRoutes({ deps, credential: options.adminCredential, baseUrl: options.baseUrl }),

@@ -9,11 +9,9 @@ import {
 } from '@folio/schema';
 import { Type } from '@sinclair/typebox';
 import type { ProjectRow } from '../../db/tables.ts';
-import type { FastPath } from '../../http/fast-path.ts';
 import type { ResponseCache } from '../../http/response-cache.ts';
 import { sendJson } from '../../http/send-json.ts';
 import { sendJsonStream } from '../../http/send-stream.ts';
-import { authenticateContentKey } from '../../services/content-keys.ts';
 import {
   type DeliveryDeps,
   getPublishedArticleBody,
@@ -21,6 +19,7 @@ import {
   requireWebsiteUrl,
   streamSitemapBody,
 } from '../../services/delivery.ts';
+import type { KeyChecks } from '../../services/key-checks.ts';
 import { readBearerToken } from '../../services/tokens.ts';
 import { errorResponses, ProjectParams } from '../common.ts';
 
@@ -31,19 +30,15 @@ const security = [{ contentKey: [] }];
 export function deliveryRoutes(
   deps: DeliveryDeps,
   cache: ResponseCache,
-  fastPath?: FastPath,
+  keys: KeyChecks,
 ): FastifyPluginAsyncTypebox {
   return async (app) => {
     const projects = new WeakMap<object, ProjectRow>();
     // Authentication runs before the query is validated, so nothing is revealed without a key.
     app.addHook('onRequest', async (request) => {
       const { projectId } = request.params as { projectId: string };
-      const token = readBearerToken(request.headers.authorization);
-      const before = await fastPath?.changeToken();
-      const key = await authenticateContentKey(deps, token, projectId);
+      const key = await keys.authenticate(readBearerToken(request.headers.authorization), projectId);
       projects.set(request, key.project);
-      if (fastPath && token && before !== undefined)
-        fastPath.remember(token, key.project, key.lastUsedAt, before);
     });
     const projectOf = (request: object) => projects.get(request)!;
     // Every answer is a function of the project's content version, which any served change bumps.

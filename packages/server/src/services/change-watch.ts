@@ -1,0 +1,69 @@
+import type { ChangeToken } from '../db/connect.ts';
+
+/**
+ * The database's change token, read for many callers at once. A caller always gets a token
+ * read that started after its call, so a commit that finished before the call has moved it.
+ *
+ * Shared reads: the callers of one event-loop turn wait for that turn's check phase and share
+ * one read; callers that arrive while a read is in flight (a PostgreSQL round trip) share the
+ * next one. One round trip, or one `pread` on SQLite, per batch instead of per request.
+ */
+export interface ChangeWatch {
+  /** Calls `then` with a shared read's token (undefined when unreadable: reuse nothing). */
+  later(then: (token: string | undefined) => void): void;
+  /**
+   * The token, for a caller that waits for it anyway: read at once from a synchronous source,
+   * since holding each request back to the check phase would bunch all their work, and their
+   * garbage, into one turn; shared, like `later`, for an asynchronous one.
+   */
+  current(): Promise<string | undefined>;
+}
+
+export function createChangeWatch(read: ChangeToken): ChangeWatch {
+  let waiters: Array<(token: string | undefined) => void> = [];
+  let scheduled = false;
+  let reading = false;
+  // Learnt from the first read.
+  let synchronous: boolean | undefined;
+
+  function schedule(): void {
+    if (scheduled || reading) return;
+    scheduled = true;
+    setImmediate(() => void readForWaiters());
+  }
+
+  async function readForWaiters(): Promise<void> {
+    scheduled = false;
+    const served = waiters;
+    waiters = [];
+    reading = true;
+    let token: string | undefined;
+    try {
+      const result = read();
+      synchronous = typeof result === 'string';
+      token = await result;
+    } catch {
+      token = undefined;
+    }
+    reading = false;
+    for (const then of served) then(token);
+    if (waiters.length > 0) schedule();
+  }
+
+  function later(then: (token: string | undefined) => void): void {
+    waiters.push(then);
+    schedule();
+  }
+
+  return {
+    later,
+    current() {
+      if (!synchronous) return new Promise(later);
+      try {
+        return Promise.resolve(read() as string);
+      } catch {
+        return Promise.resolve(undefined);
+      }
+    },
+  };
+}

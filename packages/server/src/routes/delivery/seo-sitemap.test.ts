@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { streamSitemapBody } from '../../services/delivery.ts';
+import { findProject } from '../../store/projects.ts';
 import { DIALECTS } from '../../test/databases.ts';
 import { createTestApp, newArticle, paragraph, START_TIME, type TestApp } from '../../test/test-app.ts';
 
@@ -158,6 +160,30 @@ for (const dialect of DIALECTS) {
           },
         ],
       });
+    });
+
+    test('batches meet without loss or repeat, through ties of publication time and any slug', async () => {
+      const project = await t.createProject({ websiteUrl: 'https://www.example.com' });
+      const slugs = ['a', 'ü-ñ', 'b.c', "d'e", 'f~g', '日本', 'h(i)', 'j'];
+      for (const [i, slug] of slugs.entries()) {
+        // Three articles per publication time: batch edges fall inside a tie.
+        if (i % 3 === 0) t.clock.advance(HOUR);
+        await t.putArticle(project.id, `id${i}`, newArticle({ slug, published: true }));
+      }
+      await t.putArticle(project.id, 'draft', newArticle({ slug: 'draft' }));
+      const row = (await findProject(t.db, project.id))!;
+      const read = async (size: number) => {
+        let text = '';
+        for await (const chunk of streamSitemapBody({ db: t.db, now: t.clock.now }, row, size)) text += chunk;
+        return JSON.parse(text).data as Array<{ url: string }>;
+      };
+      const whole = await read(1000);
+      assert.equal(whole.length, slugs.length);
+      assert.deepEqual(
+        new Set(whole.map((entry) => decodeURIComponent(new URL(entry.url).pathname.split('/').pop()!))),
+        new Set(slugs),
+      );
+      for (const size of [1, 2, 3, 8]) assert.deepEqual(await read(size), whole, `batches of ${size}`);
     });
 
     test('no website URL answers 409 conflict', async () => {

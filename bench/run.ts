@@ -108,7 +108,7 @@ function deliveryText(
       `Delivery, ${report.database}, ${report.articles.toLocaleString('en')} articles (list page 1: ${kb(report.listPageBytes)},`,
       `one article: ${kb(report.articleBytes)}; catalogue loaded through the services in ${(report.seedMs / 1000).toFixed(1)} s).`,
       `Cold: ${report.coldMethod}.`,
-      `Sitemap alone (median of 5, ${kb(sitemap.bytes)}): first byte ${sitemap.ttfbMs.toFixed(0)} ms,`,
+      `Sitemap alone, cold, read with a node:http client (median of 5, ${kb(sitemap.bytes)}): first byte ${sitemap.ttfbMs.toFixed(0)} ms,`,
       `last byte ${sitemap.totalMs.toFixed(0)} ms, server RSS ${sitemap.rssMb.toFixed(0)} MB.`,
       '',
       '| case | Folio req/s | p50 | p99 | Folio RSS | bare req/s | Folio/bare |',

@@ -34,6 +34,8 @@ export interface DeliveryOptions {
   runs: number;
   connections: number;
   durationSeconds: number;
+  /** Only the rows ("list page 1, cached", …) whose name contains one of these. */
+  only?: string[];
 }
 
 /** One case's medians over the runs, for Folio and for the bare server. */
@@ -154,6 +156,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         ['cold', benchCase.cold, cold],
       ] as const) {
         const name = `${benchCase.name}, ${mode}`;
+        if (options.only && !options.only.some((part) => name.includes(part))) continue;
         const load = { ...options, connections: benchCase.connections ?? options.connections };
         const folioRuns: LoadResult[] = [];
         const bareRuns: LoadResult[] = [];

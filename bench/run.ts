@@ -15,7 +15,9 @@ import { benchWebhooks, type WebhookPass } from './webhooks.ts';
  * Delivery options: --articles N[,N…] (catalogue sizes, default 10000), --runs N (default 3),
  * --duration S (seconds per load run, default 5), --connections N (default 32),
  * --import-articles N (articles imported over HTTP for the import time, default 10000; 0 skips),
- * --postgres-only (skip the SQLite run; needs BENCH_DATABASE_URL).
+ * --postgres-only (skip the SQLite run; needs BENCH_DATABASE_URL), --only TEXT, repeatable (only the
+ * rows whose name contains one of them, e.g. `--only "by-slug, cached" --only 304`; not with
+ * --write).
  * Environment: BENCH_DATABASE_URL (also run on that PostgreSQL, in a schema of its own, dropped
  * afterwards), BENCH_WEBHOOK_ARTICLES (articles per pass, default 500).
  */
@@ -33,8 +35,14 @@ const { values: flags, positionals: chosen } = parseArgs({
     connections: { type: 'string', default: '32' },
     'import-articles': { type: 'string', default: '10000' },
     'postgres-only': { type: 'boolean', default: false },
+    only: { type: 'string', multiple: true },
   },
 });
+const only = flags.only;
+if (flags.write && only) {
+  process.stderr.write('bench: --only measures part of a section; it cannot --write\n');
+  process.exit(2);
+}
 const write = flags.write;
 for (const name of chosen) {
   if (!(CASES as readonly string[]).includes(name)) {
@@ -59,6 +67,7 @@ if (chosen.length === 0 || chosen.includes('delivery')) {
           runs: Number(flags.runs),
           connections: Number(flags.connections),
           durationSeconds: Number(flags.duration),
+          only,
         }),
       );
     }

@@ -9,12 +9,19 @@ import type { ServiceDeps } from './services/deps.ts';
 const SHUTDOWN_GRACE_MS = 10_000;
 // Where the example site runs (`npm run example`); the demo project's sitemap URLs point there.
 const DEMO_WEBSITE_URL = 'http://localhost:3000';
+// Below this many characters an admin token is accepted with a warning.
+const SHORT_ADMIN_TOKEN = 16;
 
 /** The server: HTTP APIs and the webhook dispatcher in one process. */
 export async function start(config: Config): Promise<void> {
   const { logger, database, webhooks, dispatcher } = await openRuntime(config);
   const deps: ServiceDeps = { db: database.db, now: Date.now, webhooks };
   const adminCredential = await resolveAdminCredential(deps, config.adminToken);
+  if (config.adminToken !== undefined && config.adminToken.length < SHORT_ADMIN_TOKEN) {
+    logger.warn(
+      `FOLIO_ADMIN_TOKEN has ${config.adminToken.length} characters: a token that short can be guessed; use ${SHORT_ADMIN_TOKEN} or more (unset, one is generated)`,
+    );
+  }
   const demo = config.demo ? await seedDemoProject(deps, DEMO_WEBSITE_URL) : undefined;
 
   const app = await buildApp({

@@ -3,7 +3,7 @@ import type { AttemptRow, WebhookRow } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as deliveries from '../store/webhook-deliveries.ts';
 import { findWebhook, saveWebhook } from '../store/webhooks.ts';
-import { resolveWebhookTarget, WebhookAddressError } from '../webhooks/address-guard.ts';
+import { checkWebhookUrl, WebhookAddressError } from '../webhooks/address-guard.ts';
 import { generateWebhookSecret } from '../webhooks/secret-box.ts';
 import { type ServiceDeps, transact, type WebhookPolicy } from './deps.ts';
 import { recordEvent } from './events.ts';
@@ -48,7 +48,7 @@ export async function setWebhookUrl(
   if (url !== null) {
     const { allowPrivate, resolve } = policy(deps);
     try {
-      await resolveWebhookTarget(url, { allowPrivate, resolve });
+      await checkWebhookUrl(url, { allowPrivate, resolve });
     } catch (error) {
       if (!(error instanceof WebhookAddressError)) throw error;
       throw new AppError('invalid_body', error.message, [{ path: '/url', message: error.message }]);

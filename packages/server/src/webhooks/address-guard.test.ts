@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { forbiddenReason, resolveWebhookTarget } from './address-guard.ts';
+import { checkWebhookUrl, forbiddenReason, resolveWebhookTarget } from './address-guard.ts';
 
 describe('webhook address guard', () => {
   test('refuses loopback, private, link-local, unspecified, CGNAT, metadata and mapped addresses', () => {
@@ -67,15 +67,32 @@ describe('webhook address guard', () => {
     assert.equal(allowed.address, '127.0.0.1');
   });
 
-  test('a host that does not resolve is refused with a clear reason', async () => {
+  test('a host that does not resolve is refused when sent, with a clear reason, but not when set', async () => {
+    const unresolvable = async () => {
+      throw new Error('ENOTFOUND');
+    };
     await assert.rejects(
-      resolveWebhookTarget('https://nowhere.invalid/', {
-        allowPrivate: false,
-        resolve: async () => {
-          throw new Error('ENOTFOUND');
-        },
-      }),
+      resolveWebhookTarget('https://nowhere.invalid/', { allowPrivate: false, resolve: unresolvable }),
       /could not be resolved/,
     );
+    await checkWebhookUrl('https://nowhere.invalid/', { allowPrivate: false, resolve: unresolvable });
+    await checkWebhookUrl('https://nowhere.invalid/', { allowPrivate: true, resolve: unresolvable });
+  });
+
+  test('when set: private addresses refused unless allowed, and then DNS is not asked', async () => {
+    let asked = 0;
+    const toPrivate = async () => {
+      asked++;
+      return [{ address: '192.168.1.10', family: 4 }];
+    };
+    await assert.rejects(
+      checkWebhookUrl('https://hooks.example.com/x', { allowPrivate: false, resolve: toPrivate }),
+      /192\.168\.1\.10, a private address/,
+    );
+    await assert.rejects(checkWebhookUrl('http://[::1]:9/x', { allowPrivate: false }), /a loopback address/);
+    assert.equal(asked, 1);
+    await checkWebhookUrl('https://hooks.example.com/x', { allowPrivate: true, resolve: toPrivate });
+    assert.equal(asked, 1);
+    await assert.rejects(checkWebhookUrl('ftp://x.example/', { allowPrivate: true }), /https: or http:/);
   });
 });

@@ -81,14 +81,49 @@ export type Resolver = (hostname: string) => Promise<Array<{ address: string; fa
 const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
 
 /**
- * Checks a webhook URL: http(s) only, and unless private addresses are allowed, every address
- * its host resolves to must be public. Returns the address to connect to, so the socket goes
- * where the check looked (no second DNS answer can slip in between).
+ * The check made when a webhook URL is set: http(s) only, and unless private addresses are
+ * allowed, no address the host resolves to may be private. A host that does not resolve now
+ * is accepted: it resolves to nothing forbidden, and every send checks again (contract:
+ * "refused when set and again when sent"). With private addresses allowed, DNS is not asked.
+ */
+export async function checkWebhookUrl(
+  rawUrl: string,
+  options: { allowPrivate: boolean; resolve?: Resolver },
+): Promise<void> {
+  const { host } = parseWebhookUrl(rawUrl);
+  if (options.allowPrivate) return;
+  let addresses: Array<{ address: string; family: number }>;
+  try {
+    addresses = await addressesOf(host, options.resolve);
+  } catch {
+    return;
+  }
+  refuseForbidden(addresses);
+}
+
+/**
+ * The check made at every send: as `checkWebhookUrl`, and the host must resolve. Returns the
+ * address to connect to, so the socket goes where the check looked (no second DNS answer can
+ * slip in between).
  */
 export async function resolveWebhookTarget(
   rawUrl: string,
   options: { allowPrivate: boolean; resolve?: Resolver },
 ): Promise<ResolvedTarget> {
+  const { url, host } = parseWebhookUrl(rawUrl);
+  let addresses: Array<{ address: string; family: number }>;
+  try {
+    addresses = await addressesOf(host, options.resolve);
+  } catch {
+    throw new WebhookAddressError(`The webhook host "${host}" could not be resolved.`);
+  }
+  if (addresses.length === 0) throw new WebhookAddressError(`The webhook host "${host}" has no address.`);
+  if (!options.allowPrivate) refuseForbidden(addresses);
+  const chosen = addresses[0]!;
+  return { url, address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
+}
+
+function parseWebhookUrl(rawUrl: string): { url: URL; host: string } {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -100,28 +135,24 @@ export async function resolveWebhookTarget(
   }
   if (url.username || url.password)
     throw new WebhookAddressError('The webhook URL must not contain credentials.');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: Array<{ address: string; family: number }>;
-  if (net.isIP(host)) {
-    addresses = [{ address: host, family: net.isIPv4(host) ? 4 : 6 }];
-  } else {
-    try {
-      addresses = await (options.resolve ?? systemResolver)(host);
-    } catch {
-      throw new WebhookAddressError(`The webhook host "${host}" could not be resolved.`);
-    }
-    if (addresses.length === 0) throw new WebhookAddressError(`The webhook host "${host}" has no address.`);
-  }
-  if (!options.allowPrivate) {
-    for (const { address } of addresses) {
-      const reason = forbiddenReason(address);
-      if (reason) {
-        throw new WebhookAddressError(
-          `The webhook URL resolves to ${address}, ${reason}; set FOLIO_WEBHOOK_ALLOW_PRIVATE=true to allow private addresses.`,
-        );
-      }
+  return { url, host: url.hostname.replace(/^\[|\]$/g, '') };
+}
+
+async function addressesOf(
+  host: string,
+  resolve: Resolver | undefined,
+): Promise<Array<{ address: string; family: number }>> {
+  if (net.isIP(host)) return [{ address: host, family: net.isIPv4(host) ? 4 : 6 }];
+  return (resolve ?? systemResolver)(host);
+}
+
+function refuseForbidden(addresses: Array<{ address: string; family: number }>): void {
+  for (const { address } of addresses) {
+    const reason = forbiddenReason(address);
+    if (reason) {
+      throw new WebhookAddressError(
+        `The webhook URL resolves to ${address}, ${reason}; set FOLIO_WEBHOOK_ALLOW_PRIVATE=true to allow private addresses.`,
+      );
     }
   }
-  const chosen = addresses[0]!;
-  return { url, address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
 }

@@ -76,15 +76,15 @@ export const SitemapEntrySchema = Type.Object({
 /** One sitemap entry. */
 export type SitemapEntry = Static<typeof SitemapEntrySchema>;
 
-export const PageQuerySchema = Type.Object(
-  {
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, default: 1 })),
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 2147483647, default: 20, description: 'Capped to 100' }),
-    ),
-  },
-  { additionalProperties: false },
-);
+/**
+ * `page` and `limit` of a list. Any whole number ≥ 1 is taken: a larger `limit` is capped to
+ * 100, a page past the end is an empty page. Other parameters (a cache buster, a tracking tag)
+ * are ignored, as a CDN or a site may add them.
+ */
+export const PageQuerySchema = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: 20, description: 'Capped to 100' })),
+});
 
 export const ErrorBodySchema = Type.Object({
   success: Type.Literal(false),

@@ -23,8 +23,45 @@ export function createValidatorCompiler(sharedSchemas: object[]) {
     strict.addSchema(schema);
     coercing.addSchema(schema);
   }
-  return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema as object);
+  return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) => {
+    if (httpPart === 'body') return strict.compile(schema as object);
+    const validate = coercing.compile(schema as object);
+    return httpPart === 'querystring' ? decimalIntegers(validate, schema) : validate;
+  };
+}
+
+type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/**
+ * Coercion reads a number the way JavaScript does: `1e1` as 10, `0x10` as 16, ` 1` as 1. A
+ * whole number in a query string is decimal digits (a minus allowed, for the minimum to
+ * report), so anything else is refused as "must be integer" before coercion.
+ */
+function decimalIntegers(validate: Validator, schema: FastifySchema): Validator {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const integers = Object.keys(properties).filter((name) => properties[name]!.type === 'integer');
+  if (integers.length === 0) return validate;
+  const checked: Validator = (data) => {
+    const query = data as Record<string, unknown> | null;
+    const wrong = integers.filter((name) => {
+      const value = query?.[name];
+      return typeof value === 'string' && !/^-?[0-9]+$/.test(value);
+    });
+    if (wrong.length > 0) {
+      checked.errors = wrong.map((name) => ({
+        keyword: 'type',
+        instancePath: `/${name}`,
+        schemaPath: `#/properties/${name}/type`,
+        params: { type: 'integer' },
+        message: 'must be integer',
+      }));
+      return false;
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  };
+  return checked;
 }
 
 /** Turns Ajv's errors into the contract's `details`: a JSON Pointer and a sentence each. */

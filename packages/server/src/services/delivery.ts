@@ -25,7 +25,7 @@ export async function listPublishedArticlesBody(
 ): Promise<string> {
   const total = await deps.listing.total(deps.db, project);
   const { pagination, offset } = paginate(query, total);
-  const rows = await deps.listing.page(deps.db, project, offset, pagination.limit);
+  const rows = offset < total ? await deps.listing.page(deps.db, project, offset, pagination.limit) : [];
   const served = await Promise.all(rows.map((row) => row.served ?? computeServed(deps, project, row.id)));
   const data = served.filter((json) => json !== undefined).join(',');
   return `{"success":true,"data":[${data}],"pagination":${JSON.stringify(pagination)}}`;

@@ -29,9 +29,7 @@ const ArticleParams = Type.Object({ projectId: Type.String(), articleId: Article
 const ArticleListQuerySchema = Type.Object(
   {
     page: PageQuerySchema.properties.page,
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 2147483647, default: MAX_PAGE_SIZE, description: 'Capped to 100' }),
-    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, default: MAX_PAGE_SIZE, description: 'Capped to 100' })),
   },
   { additionalProperties: false },
 );

@@ -164,7 +164,31 @@ for (const dialect of DIALECTS) {
       assert.equal(byDefault.data.length, 20);
     });
 
-    test('non-numeric, fractional, zero, negative and huge page or limit answer 400 invalid_query', async () => {
+    test('any whole number is taken: a huge limit is capped, a huge page is past the end; other parameters are ignored', async () => {
+      await publishMany(3);
+      const capped = await get('?limit=3000000000');
+      assert.equal(capped.statusCode, 200);
+      assert.equal(capped.json().pagination.limit, 100);
+      assert.equal(capped.json().data.length, 3);
+      const past = await get('?page=3000000000&limit=100000000000000000000');
+      assert.equal(past.statusCode, 200);
+      assert.deepEqual(past.json().data, []);
+      assert.deepEqual(past.json().pagination, {
+        page: 3000000000,
+        limit: 100,
+        total: 3,
+        totalPages: 1,
+        hasNext: false,
+        hasPrev: true,
+      });
+      const padded = await get('?page=01&limit=002');
+      assert.deepEqual([padded.json().pagination.page, padded.json().pagination.limit], [1, 2]);
+      const tagged = await get('?limit=2&utm_source=newsletter&_=1700000000');
+      assert.equal(tagged.statusCode, 200);
+      assert.deepEqual(tagged.json(), (await get('?limit=2')).json());
+    });
+
+    test('non-numeric, fractional, zero, negative and unsafe page or limit answer 400 invalid_query', async () => {
       for (const query of [
         '?page=abc',
         '?page=0',
@@ -178,6 +202,11 @@ for (const dialect of DIALECTS) {
         '?page=99999999999999999999999',
         '?page=1e400',
         '?page=1&page=2',
+        '?page=1e1',
+        '?limit=0x10',
+        '?limit=%201',
+        '?page=%2B2',
+        '?limit=5.0',
       ]) {
         const response = await get(query);
         assert.equal(response.statusCode, 400, query);

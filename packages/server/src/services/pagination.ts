@@ -24,3 +24,9 @@ export function paginate(query: PageQuery, total: number): { pagination: Paginat
     offset: (query.page - 1) * limit,
   };
 }
+
+/** One page of a list held whole in memory (projects, keys: a handful each). */
+export function pageOf<T>(items: T[], query: PageQuery): { data: T[]; pagination: Pagination } {
+  const { pagination, offset } = paginate(query, items.length);
+  return { data: items.slice(offset, offset + pagination.limit), pagination };
+}

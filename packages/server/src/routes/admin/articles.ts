@@ -5,7 +5,6 @@ import {
   articleInputSchema,
   type BlocksSchema,
   type JsonSchemaDocument,
-  PageQuerySchema,
   Success,
   SuccessPage,
 } from '@folio/schema';
@@ -20,19 +19,10 @@ import {
 } from '../../services/articles.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { MAX_PAGE_SIZE } from '../../services/pagination.ts';
-import { errorResponses, NoContent, ProjectParams } from '../common.ts';
+import { AdminListQuery, errorResponses, NoContent, ProjectParams } from '../common.ts';
 
 const tags = ['Articles'];
 const ArticleParams = Type.Object({ projectId: Type.String(), articleId: ArticleIdSchema });
-// "All articles": the management list pages at the maximum (100) unless asked otherwise. The
-// shared query schema's default (20, the delivery list's) would be filled in by the validator.
-const ArticleListQuerySchema = Type.Object(
-  {
-    page: PageQuerySchema.properties.page,
-    limit: Type.Optional(Type.Integer({ minimum: 1, default: MAX_PAGE_SIZE, description: 'Capped to 100' })),
-  },
-  { additionalProperties: false },
-);
 
 export function articleRoutes(
   deps: ServiceDeps,
@@ -71,7 +61,7 @@ export function articleRoutes(
           tags,
           summary: 'List all articles, published or not, most recently updated first',
           params: ProjectParams,
-          querystring: ArticleListQuerySchema,
+          querystring: AdminListQuery,
           response: { 200: SuccessPage(AdminArticleSchema), ...errorResponses },
         },
       },

@@ -60,6 +60,7 @@ for (const dialect of DIALECTS) {
             lastUsedAt: null,
           },
         ],
+        pagination: { page: 1, limit: 100, total: 1, totalPages: 1, hasNext: false, hasPrev: false },
       });
       const projectBody = (await t.admin('GET', `/admin/v1/projects/${projectId}`)).body;
       assert.ok(!projectBody.includes(created.key));
@@ -154,6 +155,14 @@ for (const dialect of DIALECTS) {
         (await t.admin('GET', keysUrl(other.id))).json().data.map((k: { name: string }) => k.name),
         ['theirs'],
       );
+      assert.deepEqual((await t.admin('GET', keysUrl())).json().pagination, {
+        page: 1,
+        limit: 100,
+        total: 1,
+        totalPages: 1,
+        hasNext: false,
+        hasPrev: false,
+      });
     });
 
     test('POST and GET on an unknown project answer 404 and store nothing', async () => {

@@ -1,9 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ContentKeySchema, CreatedContentKeySchema, NewContentKeySchema, Success } from '@folio/schema';
+import {
+  ContentKeySchema,
+  CreatedContentKeySchema,
+  NewContentKeySchema,
+  Success,
+  SuccessPage,
+} from '@folio/schema';
 import { Type } from '@sinclair/typebox';
 import { createContentKey, listContentKeys, revokeContentKey } from '../../services/content-keys.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
-import { errorResponses, NoContent, ProjectParams } from '../common.ts';
+import { MAX_PAGE_SIZE, pageOf } from '../../services/pagination.ts';
+import { AdminListQuery, errorResponses, NoContent, ProjectParams } from '../common.ts';
 
 const tags = ['Content keys'];
 
@@ -36,13 +43,15 @@ export function contentKeyRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
           tags,
           summary: 'List the working content keys, without secrets',
           params: ProjectParams,
-          response: { 200: Success(Type.Array(ContentKeySchema)), ...errorResponses },
+          querystring: AdminListQuery,
+          response: { 200: SuccessPage(ContentKeySchema), ...errorResponses },
         },
       },
-      async (request) => ({
-        success: true as const,
-        data: await listContentKeys(deps, request.params.projectId),
-      }),
+      async (request) => {
+        const { page = 1, limit = MAX_PAGE_SIZE } = request.query;
+        const keys = await listContentKeys(deps, request.params.projectId);
+        return { success: true as const, ...pageOf(keys, { page, limit }) };
+      },
     );
 
     app.delete(

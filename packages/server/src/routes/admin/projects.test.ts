@@ -60,10 +60,14 @@ for (const dialect of DIALECTS) {
       assert.notEqual(a.id, b.id);
     });
 
-    test('GET /projects lists every project', async () => {
+    test('GET /projects lists every project, oldest first, with the pagination object', async () => {
       const empty = await t.admin('GET', PROJECTS);
       assert.equal(empty.statusCode, 200);
-      assert.deepEqual(empty.json(), { success: true, data: [] });
+      assert.deepEqual(empty.json(), {
+        success: true,
+        data: [],
+        pagination: { page: 1, limit: 100, total: 0, totalPages: 0, hasNext: false, hasPrev: false },
+      });
       const a = await t.createProject({ name: 'A' });
       t.clock.advance(1000);
       const b = await t.createProject({ name: 'B', websiteUrl: 'https://b.example', articlesPath: '/news' });
@@ -74,6 +78,15 @@ for (const dialect of DIALECTS) {
       const byId = new Map(list.map((p) => [(p as { id: string }).id, p]));
       assert.deepEqual(byId.get(a.id), a);
       assert.deepEqual(byId.get(b.id), b);
+      const second = (await t.admin('GET', `${PROJECTS}?page=2&limit=1`)).json();
+      assert.deepEqual(
+        [
+          second.data.map((p: { id: string }) => p.id),
+          second.pagination.totalPages,
+          second.pagination.hasPrev,
+        ],
+        [[b.id], 2, true],
+      );
     });
 
     test('GET /projects/{id} answers the project; an unknown id answers 404 not_found', async () => {

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { NewProjectSchema, ProjectPatchSchema, ProjectSchema, Success } from '@folio/schema';
-import { Type } from '@sinclair/typebox';
+import { NewProjectSchema, ProjectPatchSchema, ProjectSchema, Success, SuccessPage } from '@folio/schema';
 import type { ServiceDeps } from '../../services/deps.ts';
+import { MAX_PAGE_SIZE, pageOf } from '../../services/pagination.ts';
 import { createProject, getProject, listProjects, updateProject } from '../../services/projects.ts';
-import { errorResponses, ProjectParams } from '../common.ts';
+import { AdminListQuery, errorResponses, ProjectParams } from '../common.ts';
 
 const tags = ['Projects'];
 
@@ -30,11 +30,15 @@ export function projectRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
-          summary: 'List projects',
-          response: { 200: Success(Type.Array(ProjectSchema)), ...errorResponses },
+          summary: 'List projects, oldest first',
+          querystring: AdminListQuery,
+          response: { 200: SuccessPage(ProjectSchema), ...errorResponses },
         },
       },
-      async () => ({ success: true as const, data: await listProjects(deps) }),
+      async (request) => {
+        const { page = 1, limit = MAX_PAGE_SIZE } = request.query;
+        return { success: true as const, ...pageOf(await listProjects(deps), { page, limit }) };
+      },
     );
 
     app.get(

@@ -119,13 +119,20 @@ describe('createClient requests', () => {
     assert.equal(calls.length, 1);
   });
 
-  it('throws rather than answering null for a 404 that is not Folio’s not_found', async () => {
-    const { folio } = client([
-      new Response('<h1>Not Found</h1>', { status: 404 }),
+  it('answers null for any 404, a plain-text one or one with another error code', async () => {
+    const { folio, calls } = client([
+      new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } }),
       json(errorBody('unknown_route', 'No route'), 404),
     ]);
-    await assert.rejects(folio.getArticle('a'), { status: 404, code: 'http_error' });
-    await assert.rejects(folio.getArticle('a'), { status: 404, code: 'unknown_route' });
+    assert.equal(await folio.getArticle('a'), null);
+    assert.equal(await folio.getArticle('b'), null);
+    assert.equal(calls.length, 2);
+  });
+
+  it('still throws for other error statuses of the article read', async () => {
+    const { folio } = client([new Response('Gone', { status: 410 }), json(errorBody('not_found', 'x'), 400)]);
+    await assert.rejects(folio.getArticle('a'), { status: 410, code: 'http_error' });
+    await assert.rejects(folio.getArticle('a'), { status: 400, code: 'not_found' });
   });
 
   it('reads the sitemap', async () => {

@@ -55,7 +55,7 @@ export interface FolioClient {
   listArticles(options?: ListArticlesOptions): Promise<ArticlePage>;
   /** Every published article, fetching pages (default limit 100) while `pagination.hasNext`. */
   articles(options?: Omit<ListArticlesOptions, 'page'>): AsyncGenerator<ArticleListItem, void, undefined>;
-  /** One published article with its related links, or null when Folio answers 404 not_found. */
+  /** One published article with its related links, or null on any 404 answer. */
   getArticle(slug: string, options?: RequestOptions): Promise<Article | null>;
   /** One entry per published article: its URL and last modification. */
   getSitemap(options?: RequestOptions): Promise<SitemapEntry[]>;
@@ -155,11 +155,10 @@ export function createClient(options: ClientOptions): FolioClient {
   async function getArticle(slug: string, { signal }: RequestOptions = {}): Promise<Article | null> {
     if (typeof slug !== 'string' || slug === '') return null;
     const { status, body } = await getJson(`${root}/by-slug/${encodeURIComponent(slug)}`, settings, signal);
-    const error = status < 200 || status > 299 ? errorFromResponse(status, body) : undefined;
-    // Only Folio's own not_found means "no such article"; a 404 page from something else
-    // (a wrong baseUrl, a proxy) is a configuration problem and must not look like one.
-    if (error?.code === 'not_found') return null;
-    if (error) throw error;
+    // Contract: "getArticle(slug) (null on 404)", whatever the body (Folio's not_found, or a
+    // proxy's plain-text page).
+    if (status === 404) return null;
+    if (status < 200 || status > 299) throw errorFromResponse(status, body);
     return successData<Article>(status, body, isObject);
   }
 

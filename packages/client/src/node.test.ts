@@ -35,7 +35,7 @@ describe('createWebhookHandler on a real node:http server', () => {
     const handler = createWebhookHandler({
       secret: SECRET,
       onEvent: (e, id) => {
-        if (e.data.slug === 'explode') throw new Error('boom');
+        if (e.data?.slug === 'explode') throw new Error('boom');
         received.push([e, id]);
       },
       onError: () => {},
@@ -56,6 +56,14 @@ describe('createWebhookHandler on a real node:http server', () => {
     assert.equal(res.status, 204);
     assert.equal(await res.text(), '');
     assert.deepEqual(received.at(-1), [JSON.parse(body), 'msg_ok']);
+  });
+
+  it('answers 204 to a signed body with only event and projectId', async () => {
+    const body = '{"event":"content.updated","projectId":"p"}';
+    const res = await post(body, signed(body, 'msg_minimal'));
+    assert.equal(res.status, 204);
+    assert.deepEqual(received.at(-1), [{ event: 'content.updated', projectId: 'p' }, 'msg_minimal']);
+    assert.equal((await post(body, { 'content-type': 'application/json' })).status, 401);
   });
 
   it('answers 401 for a tampered body, a wrong secret, no signature and a stale timestamp', async () => {

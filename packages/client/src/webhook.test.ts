@@ -98,12 +98,28 @@ describe('verifyWebhook', () => {
     assert.deepEqual(verifyWebhook(body, recent, SECRET), EVENT);
   });
 
+  it('accepts a signed body with only event and projectId, inventing nothing', () => {
+    const minimal = '{"event":"content.updated","projectId":"p"}';
+    assert.deepEqual(verifyWebhook(minimal, sign(minimal), SECRET), {
+      event: 'content.updated',
+      projectId: 'p',
+    });
+  });
+
+  it('leaves out a timestamp that is not a string and data that is not an object', () => {
+    const odd = '{"event":"content.updated","projectId":"p","timestamp":1767225600,"data":["a1"]}';
+    assert.deepEqual(verifyWebhook(odd, sign(odd), SECRET), { event: 'content.updated', projectId: 'p' });
+  });
+
   it('refuses a correctly signed body that is not a Folio event', () => {
     for (const payload of [
       'not json',
       '[]',
+      '"content.created"',
       '{"event":"content.created"}',
+      '{"projectId":"p","timestamp":"t","data":{}}',
       '{"event":1,"projectId":"p","timestamp":"t","data":{}}',
+      '{"event":"content.created","projectId":7}',
     ]) {
       assert.equal(rejection(() => verifyWebhook(payload, sign(payload), SECRET)).reason, 'invalid_payload');
     }
@@ -145,6 +161,25 @@ describe('createWebhookReceiver', () => {
     assert.equal(outcome.status, 204);
     assert.equal(outcome.result, 'test');
     assert.equal(calls, 0);
+  });
+
+  it('handles a signed body with only event and projectId (seed: the whole body)', async () => {
+    const seen: WebhookEvent[] = [];
+    const receive = createWebhookReceiver({ secret: SECRET, onEvent: (event) => void seen.push(event) });
+    const minimal = '{"event":"content.updated","projectId":"p"}';
+    const outcome = await receive(minimal, sign(minimal, { id: 'msg_minimal' }));
+    assert.equal(outcome.status, 204);
+    assert.equal(outcome.result, 'handled');
+    assert.deepEqual(seen, [{ event: 'content.updated', projectId: 'p' }]);
+    assert.equal((await receive(minimal, sign(minimal, { secret: newSecret() }))).status, 401);
+    assert.equal((await receive(minimal, {})).status, 401);
+  });
+
+  it('ignores a webhook.test body without timestamp or data', async () => {
+    const receive = createWebhookReceiver({ secret: SECRET, onEvent: () => assert.fail('not called') });
+    const test = '{"event":"webhook.test","projectId":"p"}';
+    const outcome = await receive(test, sign(test, { id: 'msg_test_minimal' }));
+    assert.deepEqual([outcome.status, outcome.result], [204, 'test']);
   });
 
   it('answers 401 for a bad signature and 400 for a signed non-event', async () => {

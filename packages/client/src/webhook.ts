@@ -16,14 +16,20 @@ export interface WebhookEventData {
   [key: string]: unknown;
 }
 
-/** A verified webhook delivery body. */
+/**
+ * A verified webhook delivery body. The seed spec promises only `event` and `projectId`; Folio
+ * also sends `timestamp` and `data`, but a receiver must not rely on them, so both are
+ * optional: absent when the body has none, or one that is not a string / JSON object. Nothing
+ * is filled in for them.
+ */
 export interface WebhookEvent {
   /** A `WebhookEventName`; treat names you do not know as a content change. */
   event: WebhookEventName | (string & {});
   projectId: string;
-  /** When the change committed (ISO 8601). */
-  timestamp: string;
-  data: WebhookEventData;
+  /** When the change committed (ISO 8601); absent when the body carries no string `timestamp`. */
+  timestamp?: string;
+  /** The article the event is about; absent when the body carries no object `data`. */
+  data?: WebhookEventData;
 }
 
 /** Request headers as `fetch` (`Headers`) or `node:http` (`IncomingHttpHeaders`) give them. */
@@ -110,26 +116,29 @@ function parseEvent(payload: string): WebhookEvent {
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'The signed body is not JSON');
   }
-  if (
-    !isObject(body) ||
-    typeof body.event !== 'string' ||
-    typeof body.projectId !== 'string' ||
-    typeof body.timestamp !== 'string' ||
-    !isObject(body.data)
-  ) {
+  // Seed, Events: the body is a JSON object with string `event` and `projectId`; nothing more
+  // is required (the contract's `timestamp` and `data` are extras).
+  if (!isObject(body) || typeof body.event !== 'string' || typeof body.projectId !== 'string') {
     throw new WebhookVerificationError('invalid_payload', 'The signed body is not a Folio event');
   }
   const { event, projectId, timestamp, data } = body;
-  return { event, projectId, timestamp, data: data as WebhookEventData };
+  return {
+    event,
+    projectId,
+    ...(typeof timestamp === 'string' && { timestamp }),
+    ...(isObject(data) && { data: data as WebhookEventData }),
+  };
 }
 
 /**
  * Verifies a delivery against the RAW body with the signing secret (Standard Webhooks,
  * 5-minute timestamp tolerance) and returns the event. Throws `WebhookVerificationError`
- * when headers are missing, the signature does not match or the timestamp is stale.
+ * when headers are missing, the signature does not match or the timestamp is stale, and
+ * (`invalid_payload`) when the signed body is not a JSON object with string `event` and
+ * `projectId`.
  * @example
  * const event = verifyWebhook(await request.text(), request.headers, process.env.FOLIO_WEBHOOK_SECRET);
- * if (event.event !== 'webhook.test') purgeCache(event.data.slug);
+ * if (event.event !== 'webhook.test') purgeCache(event.data?.slug);
  */
 export function verifyWebhook(
   rawBody: string | Uint8Array | ArrayBuffer,

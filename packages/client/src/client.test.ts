@@ -267,26 +267,28 @@ describe('createClient retries', () => {
 describe('createClient guards', () => {
   const options = { baseUrl: 'https://folio.example.com', projectId: 'p', contentKey: 'ck' };
 
-  it('refuses to run in a browser with a content key (rule 5)', () => {
+  /** Runs `fn` with the given globals defined, then removes them. */
+  function withGlobals(names: ('window' | 'document')[], fn: () => void) {
     const g = globalThis as Record<string, unknown>;
-    g.window = {};
-    g.document = {};
+    for (const name of names) g[name] = {};
     try {
-      assert.throws(() => createClient(options), /browser.*server-only.*rule 5/s);
+      fn();
     } finally {
-      delete g.window;
-      delete g.document;
+      for (const name of names) delete g[name];
     }
-  });
+  }
 
-  it('runs where only window exists (Deno) and on the server', () => {
-    const g = globalThis as Record<string, unknown>;
-    g.window = globalThis;
-    try {
-      assert.equal(typeof createClient(options).getArticle, 'function');
-    } finally {
-      delete g.window;
-    }
+  for (const globals of [['window', 'document'], ['window'], ['document']] as const) {
+    it(`refuses to run in a browser with a content key (rule 5): ${globals.join(' and ')} defined`, () => {
+      withGlobals([...globals], () =>
+        assert.throws(() => createClient(options), /browser.*server-only.*rule 5/s),
+      );
+      assert.equal(typeof globalThis.window, 'undefined');
+      assert.equal(typeof globalThis.document, 'undefined');
+    });
+  }
+
+  it('runs on the server', () => {
     assert.equal(typeof createClient(options).getArticle, 'function');
   });
 

@@ -100,15 +100,17 @@ const isPagination = (value: unknown): value is Pagination =>
 /**
  * Creates a client of one project's delivery API (`/api/v1`, `Authorization: Bearer`).
  * Error answers throw a `FolioError`; 429, 5xx, network errors and timeouts are retried with
- * backoff, honouring `Retry-After`. Throws at once in a browser: content keys are server-only.
+ * backoff, honouring `Retry-After`. Throws at once in a browser (a global `window` or
+ * `document`): content keys are server-only.
  * @example
  * const folio = createClient({ baseUrl: process.env.FOLIO_URL, projectId, contentKey });
  * const article = await folio.getArticle('hello-world'); // null when not found
  * for await (const item of folio.articles()) console.log(item.slug);
  */
 export function createClient(options: ClientOptions): FolioClient {
-  // Deno has `window` without `document`; a browser (or a DOM test runner) has both.
-  if (typeof globalThis.window !== 'undefined' && typeof globalThis.document !== 'undefined') {
+  // Contract rule 5. Either global is taken as a browser: a page, a worker shim or a DOM test
+  // runner may define only one of them.
+  if (typeof globalThis.window !== 'undefined' || typeof globalThis.document !== 'undefined') {
     throw new Error(BROWSER_ERROR);
   }
   const root = apiRoot(options.baseUrl, options.projectId);

@@ -1,6 +1,6 @@
 /**
  * @folio/client: everything a website needs to show Folio articles. Web APIs only, so it runs
- * on Node, Deno, Bun and edge runtimes; the Node webhook handler lives in `@folio/client/node`.
+ * on Node, Deno 2, Bun and edge runtimes; the Node webhook handler lives in `@folio/client/node`.
  */
 
 export type { BlockProblem } from './block-guards.ts';

@@ -42,14 +42,36 @@ describe('sitemapXml', () => {
     );
   });
 
-  it('leaves out entries without an absolute http(s) URL and lastmod values that are not dates', () => {
+  it('writes lastModified as the lastmod value exactly as given, escaped', () => {
     const xml = sitemapXml([
-      entry('/relative'),
-      entry('javascript:alert(1)'),
-      entry('https://example.com/ok', 'yesterday'),
+      entry('https://example.com/a', '2026-01-01'),
+      entry('https://example.com/b', '2026-01-02T03:04:05+02:00'),
+      entry('https://example.com/c', '2026-11-20T10:00:00.000Z'),
+      entry('https://example.com/d', 'yesterday & <today>'),
     ]);
+    assert.deepEqual(
+      [...xml.matchAll(/<lastmod>(.*?)<\/lastmod>/g)].map((m) => m[1]),
+      [
+        '2026-01-01',
+        '2026-01-02T03:04:05+02:00',
+        '2026-11-20T10:00:00.000Z',
+        'yesterday &amp; &lt;today&gt;',
+      ],
+    );
+  });
+
+  it('writes the url as the loc value as given, relative ones included', () => {
+    const xml = sitemapXml([entry('/blog/a?x=1&y=2'), entry('blog/b'), entry('https://example.com/c')]);
+    assert.deepEqual(
+      [...xml.matchAll(/<loc>(.*?)<\/loc>/g)].map((m) => m[1]),
+      ['/blog/a?x=1&amp;y=2', 'blog/b', 'https://example.com/c'],
+    );
+  });
+
+  it('skips an entry with an empty url and writes no lastmod for an empty lastModified', () => {
+    const xml = sitemapXml([entry('', '2026-01-01'), entry('https://example.com/ok', '')]);
     assert.equal((xml.match(/<url>/g) ?? []).length, 1);
-    assert.match(xml, /<url><loc>https:\/\/example\.com\/ok<\/loc><\/url>/);
+    assert.match(xml, /\n<url><loc>https:\/\/example\.com\/ok<\/loc><\/url>\n/);
   });
 
   it('accepts 50,000 entries and refuses 50,001', () => {
@@ -78,18 +100,18 @@ describe('chunkSitemapEntries and sitemapIndexXml', () => {
     assert.throws(() => chunkSitemapEntries(entries, 50_001), RangeError);
   });
 
-  it('lists sitemap files in an index, escaped, with optional lastmod', () => {
+  it('lists sitemap files in an index, escaped, with optional lastmod as given', () => {
     assert.equal(
       sitemapIndexXml([
         'https://example.com/sitemap-1.xml?a=1&b=2',
-        { url: 'https://example.com/sitemap-2.xml', lastModified: '2026-11-21T00:00:00.000Z' },
+        { url: 'https://example.com/sitemap-2.xml', lastModified: '2026-11-21' },
         'not a url',
       ]),
       [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
         '<sitemap><loc>https://example.com/sitemap-1.xml?a=1&amp;b=2</loc></sitemap>',
-        '<sitemap><loc>https://example.com/sitemap-2.xml</loc><lastmod>2026-11-21T00:00:00.000Z</lastmod></sitemap>',
+        '<sitemap><loc>https://example.com/sitemap-2.xml</loc><lastmod>2026-11-21</lastmod></sitemap>',
         '</sitemapindex>',
         '',
       ].join('\n'),

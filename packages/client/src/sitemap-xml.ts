@@ -21,7 +21,7 @@ const XML_INVALID = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 const escapeXml = (value: string) =>
   value.replace(XML_INVALID, '').replace(/[&<>"']/g, (char) => XML_ESCAPES[char]!);
 
-/** An absolute http(s) URL, else undefined: sitemaps list only fully-qualified URLs. */
+/** An absolute http(s) URL, else undefined: an index lists only fully-qualified sitemap URLs. */
 function absoluteUrl(url: unknown): string | undefined {
   if (typeof url !== 'string') return undefined;
   try {
@@ -32,25 +32,24 @@ function absoluteUrl(url: unknown): string | undefined {
   }
 }
 
-/** `lastmod` as a W3C datetime, or undefined when the value is not a date. */
-function lastmod(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value === '') return undefined;
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
-}
-
 const XML_HEADER = '<?xml version="1.0" encoding="UTF-8"?>';
 const NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 
+const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+// Seed, Sitemap entry: `url` "becomes the loc value" and `lastModified` "becomes the lastmod
+// value", so both are written as given, only escaped; an empty lastmod is left out.
 function item(tag: 'url' | 'sitemap', url: string, modified: unknown): string {
-  const mod = lastmod(modified);
-  return `<${tag}><loc>${escapeXml(url)}</loc>${mod ? `<lastmod>${mod}</lastmod>` : ''}</${tag}>`;
+  const lastmod = nonEmpty(modified) ? `<lastmod>${escapeXml(modified)}</lastmod>` : '';
+  return `<${tag}><loc>${escapeXml(url)}</loc>${lastmod}</${tag}>`;
 }
 
 /**
- * A sitemap (sitemaps.org 0.9) of the entries: `loc` escaped, `lastmod` from `lastModified`.
- * Entries whose URL is not absolute http(s) are left out. More than 50,000 entries throw;
- * split them with `chunkSitemapEntries` and list the parts with `sitemapIndexXml`.
+ * A sitemap (sitemaps.org 0.9) of the entries: `loc` is the entry's `url` and `lastmod` its
+ * `lastModified`, each exactly as given, XML-escaped (characters XML 1.0 cannot hold are
+ * dropped). An entry with an empty `url` is skipped, since a `<url>` without a `loc` is
+ * invalid; an empty `lastModified` writes no `lastmod`. More than 50,000 entries throw; split
+ * them with `chunkSitemapEntries` and list the parts with `sitemapIndexXml`.
  * @example
  * sitemapXml(await client.getSitemap());
  * // '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="...">\n<url><loc>https://…</loc>…'
@@ -63,8 +62,7 @@ export function sitemapXml(entries: readonly SitemapEntry[]): string {
   }
   const urls: string[] = [];
   for (const entry of entries) {
-    const url = absoluteUrl(entry?.url);
-    if (url) urls.push(item('url', url, entry.lastModified));
+    if (nonEmpty(entry?.url)) urls.push(item('url', entry.url, entry.lastModified));
   }
   return [XML_HEADER, `<urlset xmlns="${NAMESPACE}">`, ...urls, '</urlset>', ''].join('\n');
 }
@@ -73,7 +71,8 @@ export function sitemapXml(entries: readonly SitemapEntry[]): string {
 export type SitemapIndexItem = string | { url: string; lastModified?: string };
 
 /**
- * A sitemap index listing sitemap files, for sites with more than 50,000 URLs.
+ * A sitemap index listing sitemap files, for sites with more than 50,000 URLs. Items whose URL
+ * is not absolute http(s) are left out; `lastmod` is `lastModified` as given, XML-escaped.
  * @example
  * sitemapIndexXml(['https://example.com/sitemap-1.xml', 'https://example.com/sitemap-2.xml']);
  */

@@ -51,7 +51,7 @@ describe('dashboard in Chromium', { skip }, () => {
   const shot = (name: string) =>
     page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
 
-  test('walks through sign-in, keys, webhook, site settings and articles', async () => {
+  test('walks through sign-in, keys, webhook, Settings and articles', async () => {
     // Sign in: a wrong token is explained, the right one opens the projects page.
     await page.goto(`${origin}/dashboard`);
     assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in');
@@ -131,25 +131,58 @@ describe('dashboard in Chromium', { skip }, () => {
       /succeeded\s*2\s*204/.test(document.querySelector('#delivery-log tbody tr')?.textContent ?? ''),
     );
 
-    // Site and URLs: the example canonical path follows the articles path.
-    assert.equal(await page.locator('#example-canonical-path').textContent(), '/blog/first-light');
-    await page.getByLabel('Articles live under').fill('/journal');
-    await page.getByRole('button', { name: 'Save settings' }).click();
+    // The Delivery page holds only the seed's three cards; site settings are under Settings.
+    assert.deepEqual(await page.locator('main h2').allTextContents(), [
+      'Connection',
+      'Content API keys',
+      'Webhook',
+    ]);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: /Settings/, level: 1 }).waitFor();
+    const siteCard = page.getByRole('region', { name: 'Site and URLs' });
+    await siteCard.waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Settings' }).getAttribute('aria-current'), 'page');
+    assert.equal(await siteCard.locator('#example-canonical-path').textContent(), '/blog/first-light');
+    assert.equal(await siteCard.getByLabel('Website URL').inputValue(), 'https://www.example.com');
+    assert.equal(await siteCard.getByLabel('Articles live under').inputValue(), '/blog');
+
+    // A bad website URL is refused next to the form, with what was typed, and focus on it.
+    await siteCard.getByLabel('Website URL').fill('www.example.org');
+    await siteCard.getByLabel('Articles live under').fill('/journal');
+    await siteCard.getByRole('button', { name: 'Save settings' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'websiteUrl must be an absolute URL' });
+    await refusal.waitFor();
+    assert.equal(await page.locator('#site-error').count(), 1);
+    assert.equal(await siteCard.getByLabel('Website URL').inputValue(), 'www.example.org');
+    await page.waitForFunction(() => document.activeElement?.id === 'website-url');
+    assert.equal(
+      (await t.admin('GET', `/admin/v1/projects/${projectId}`)).json().data.articlesPath,
+      '/blog',
+      'nothing was saved',
+    );
+    await shot('04-settings-refused');
+
+    // Both values saved: the example URLs and the served canonical paths follow them.
+    await siteCard.getByLabel('Website URL').fill('https://field.example.org');
+    await siteCard.getByLabel('Articles live under').fill('/journal');
+    await siteCard.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Site settings saved.').waitFor();
+    assert.equal(new URL(page.url()).pathname, `/dashboard/projects/${projectId}/settings`);
     assert.equal(await page.locator('#example-canonical-path').textContent(), '/journal/first-light');
     assert.equal(
       await page.locator('#example-canonical-url').textContent(),
-      'https://www.example.com/journal/first-light',
+      'https://field.example.org/journal/first-light',
     );
     const served = await t.deliver(key, `/api/v1/projects/${projectId}/content`);
     assert.equal(served.json().data[0].seo.canonicalPath, '/journal/first-light');
-    await page.locator('#site').scrollIntoViewIfNeeded();
-    await shot('04-delivery-site-settings');
+    const sitemap = await t.deliver(key, `/api/v1/projects/${projectId}/content/sitemap`);
+    assert.equal(sitemap.json().data[0].url, 'https://field.example.org/journal/first-light');
+    await shot('05-settings-saved');
 
     // Articles: search, preview, publish, delete with confirmation.
     await page.getByRole('link', { name: 'Articles', exact: true }).click();
     await page.getByRole('heading', { name: /Articles/, level: 1 }).waitFor();
-    await shot('05-articles');
+    await shot('06-articles');
     await page.getByLabel('Search by title').fill('draft');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('1 article with').waitFor();
@@ -158,7 +191,7 @@ describe('dashboard in Chromium', { skip }, () => {
       .getByRole('article', { name: 'Preview' })
       .getByRole('heading', { name: 'Draft notes' })
       .waitFor();
-    await shot('06-article-preview');
+    await shot('07-article-preview');
     await page.getByRole('button', { name: 'Publish Draft notes' }).click();
     await page.getByText('Published "Draft notes".').waitFor();
     await page.getByText('Delete…').click();
@@ -171,7 +204,7 @@ describe('dashboard in Chromium', { skip }, () => {
     await page.getByLabel('New name for Field notes').fill('Field notes (renamed)');
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByText('Renamed to "Field notes (renamed)".').waitFor();
-    await shot('07-projects');
+    await shot('08-projects');
 
     // After a form, focus is on its outcome; on a fresh page the first Tab reaches the skip link.
     assert.equal(await page.evaluate(() => document.activeElement?.className), 'flash success');
@@ -179,23 +212,28 @@ describe('dashboard in Chromium', { skip }, () => {
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
 
-    // Narrow screens: the Delivery page reflows without horizontal scrolling.
+    // Narrow screens: the Delivery and Settings pages reflow without horizontal scrolling.
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(`${origin}/dashboard/projects/${projectId}`);
-    await shot('08-delivery-mobile');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    if (overflow > 0) {
-      console.error(
-        await page.evaluate(() =>
-          [...document.querySelectorAll('body *')]
-            .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
-            .slice(0, 8)
-            .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`)
-            .join('\n'),
-        ),
-      );
+    for (const [path, name] of [
+      ['', '09-delivery-mobile'],
+      ['/settings', '10-settings-mobile'],
+    ] as const) {
+      await page.goto(`${origin}/dashboard/projects/${projectId}${path}`);
+      await shot(name);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      if (overflow > 0) {
+        console.error(
+          await page.evaluate(() =>
+            [...document.querySelectorAll('body *')]
+              .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+              .slice(0, 8)
+              .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`)
+              .join('\n'),
+          ),
+        );
+      }
+      assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than the screen`);
     }
-    assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
 
     // Sign out: the old session no longer opens pages.
     await page.getByRole('button', { name: 'Sign out' }).click();

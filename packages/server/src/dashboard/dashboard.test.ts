@@ -121,6 +121,7 @@ for (const dialect of DIALECTS) {
         '/dashboard',
         `/dashboard/projects/${project.id}`,
         `/dashboard/projects/${project.id}/articles`,
+        `/dashboard/projects/${project.id}/settings`,
       ]) {
         const page = await browser.get(url);
         assert.equal(page.statusCode, 200, url);
@@ -231,6 +232,7 @@ for (const dialect of DIALECTS) {
         '/dashboard/nowhere',
         '/dashboard/projects/prj_missing',
         '/dashboard/projects/prj_missing/articles',
+        '/dashboard/projects/prj_missing/settings',
       ]) {
         const page = await browser.get(url);
         assert.equal(page.statusCode, 404, url);
@@ -336,21 +338,112 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(log.body, /<html/);
     });
 
-    test('site settings change the example canonical path and sitemap URL', async () => {
+    test('the Delivery page has Connection, Content API keys and Webhook, and sends site settings to Settings', async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject({ name: 'No site yet' });
+      const page = await browser.get(`/dashboard/projects/${project.id}`);
+      const headings = [...page.body.matchAll(/<h2 id="[^"]+">([^<]+)<\/h2>/g)].map((m) => m[1]);
+      assert.deepEqual(headings, ['Connection', 'Content API keys', 'Webhook']);
+      assert.doesNotMatch(page.body, /Site and URLs<\/h2>|name="articlesPath"|name="websiteUrl"/);
+      const settings = `/dashboard/projects/${project.id}/settings`;
+      assert.ok(
+        page.body.includes(`<li><a href="${settings}">Settings</a></li>`),
+        'Settings is in the navigation',
+      );
+      assert.match(
+        page.body,
+        new RegExp(
+          `The sitemap needs a website URL: <a href="${settings}#site">set it under Site and URLs</a>`,
+        ),
+      );
+      await t.admin('PATCH', `/admin/v1/projects/${project.id}`, { websiteUrl: 'https://www.example.com' });
+      const withUrl = await browser.get(`/dashboard/projects/${project.id}`);
+      assert.doesNotMatch(withUrl.body, /sitemap needs a website URL/);
+    });
+
+    test('Settings, Site and URLs: saves the website URL and the articles path', async () => {
       const browser = await signIn(t);
       const project = await t.createProject({ websiteUrl: 'https://www.example.com' });
       await t.putArticle(project.id, 'a1', newArticle({ slug: 'first-post' }));
-      const page = await browser.submit(`/dashboard/projects/${project.id}/site`, {
+      const settings = `/dashboard/projects/${project.id}/settings`;
+      const before = await browser.get(settings);
+      assert.match(before.body, /<h2 id="site-title">Site and URLs<\/h2>/);
+      assert.match(before.body, /<a href="[^"]+\/settings" aria-current="page">Settings<\/a>/);
+      assert.match(before.body, /<label for="website-url">Website URL </);
+      assert.match(before.body, /<label for="articles-path">Articles live under </);
+      assert.match(before.body, /id="example-canonical-path">\/first-post</);
+
+      const page = await browser.submit(settings, {
         articlesPath: '/news/',
-        websiteUrl: 'https://blog.example.org',
+        websiteUrl: 'https://blog.example.org/',
       });
+      assert.match(page.body, /Site settings saved\./);
+      assert.match(page.body, /<h1>Settings /);
+      assert.match(page.body, /id="website-url" name="websiteUrl" [^>]*value="https:\/\/blog\.example\.org"/);
+      assert.match(page.body, /id="articles-path" name="articlesPath" value="\/news"/);
       assert.match(page.body, /id="example-canonical-path">\/news\/first-post</);
       assert.match(page.body, /id="example-sitemap-url">https:\/\/blog\.example\.org\/news\/first-post</);
-      const refused = await browser.submit(`/dashboard/projects/${project.id}/site`, {
-        articlesPath: '/a b',
-        websiteUrl: '',
+      const stored = (await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data;
+      assert.equal(stored.websiteUrl, 'https://blog.example.org');
+      assert.equal(stored.articlesPath, '/news');
+
+      const cleared = await browser.submit(settings, { articlesPath: '', websiteUrl: '' });
+      assert.match(cleared.body, /id="example-canonical-path">\/first-post</);
+      assert.match(cleared.body, /set a Website URL: the sitemap needs one/);
+      const after = (await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data;
+      assert.deepEqual([after.websiteUrl, after.articlesPath], [null, '']);
+    });
+
+    test('Settings, Site and URLs: a bad website URL or path is refused next to the form, nothing saved', async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' });
+      const settings = `/dashboard/projects/${project.id}/settings`;
+      for (const [websiteUrl, why] of [
+        ['not a url', /websiteUrl must be an absolute URL/],
+        ['ftp://www.example.com', /websiteUrl must use http or https/],
+        ['https://www.example.com/blog', /websiteUrl must be an origin without a path/],
+      ] as const) {
+        const refused = await browser.submit(settings, { articlesPath: '/journal', websiteUrl });
+        assert.match(refused.body, /<h1>Settings /, websiteUrl);
+        const error = /<p class="form-error" role="alert" id="site-error">([^<]+)<\/p>/.exec(refused.body);
+        assert.match(error?.[1] ?? '', why, websiteUrl);
+        assert.ok(
+          refused.body.includes(`value="${websiteUrl}" aria-describedby="site-error"`),
+          'what was typed is kept',
+        );
+        assert.match(refused.body, /name="articlesPath" value="\/journal" aria-describedby="site-error"/);
+        assert.doesNotMatch(refused.body, /Site settings saved/);
+      }
+      const refusedPath = await browser.submit(settings, { articlesPath: '/a b', websiteUrl: '' });
+      assert.match(refusedPath.body, /id="site-error">articlesPath has a segment/);
+      const stored = (await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data;
+      assert.deepEqual([stored.websiteUrl, stored.articlesPath], ['https://www.example.com', '/blog']);
+    });
+
+    test('Settings: the form posted from an older Delivery page still saves, and lands on Settings', async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject();
+      const answer = await browser.post(`/dashboard/projects/${project.id}/site`, {
+        articlesPath: '/notes',
+        websiteUrl: 'https://notes.example.com',
       });
-      assert.match(refused.body, /id="site-error">articlesPath has a segment/);
+      assert.equal(answer.statusCode, 303);
+      assert.equal(answer.headers.location, `/dashboard/projects/${project.id}/settings`);
+      const stored = (await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data;
+      assert.deepEqual([stored.websiteUrl, stored.articlesPath], ['https://notes.example.com', '/notes']);
+      const noCsrf = await t.app.inject({
+        method: 'POST',
+        url: `/dashboard/projects/${project.id}/settings`,
+        headers: { ...FORM, cookie: browser.cookie },
+        payload: form({ articlesPath: '/stolen' }),
+      });
+      assert.equal(noCsrf.statusCode, 403);
+      const onlyUrl = await browser.submit(`/dashboard/projects/${project.id}/settings`, {
+        websiteUrl: 'https://other.example.com',
+      });
+      assert.match(onlyUrl.body, /Site settings saved/);
+      const kept = (await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data;
+      assert.deepEqual([kept.websiteUrl, kept.articlesPath], ['https://other.example.com', '/notes']);
     });
 
     test('articles: search by title, publish, unpublish, delete, and a preview rendered safely', async () => {

@@ -16,6 +16,7 @@ import {
 import { formBody, runAction, sendHtml, sessionOf } from './http.ts';
 import { deliveryLog, deliveryPage } from './pages/delivery.ts';
 import { projectsPage } from './pages/projects.ts';
+import { settingsPage } from './pages/settings.ts';
 
 type ProjectParams = { projectId: string };
 const LOG_SIZE = 20;
@@ -24,7 +25,7 @@ function projectPath(projectId: string): string {
   return `/dashboard/projects/${encodeURIComponent(projectId)}`;
 }
 
-/** Projects, and a project's Delivery page with its four cards' forms. */
+/** Projects, a project's Delivery page with its cards' forms, and its Settings page. */
 export function projectRoutes({ deps, baseUrl }: { deps: ServiceDeps; baseUrl: string }): FastifyPluginAsync {
   return async (app) => {
     app.get('/', async (request, reply) => {
@@ -63,24 +64,29 @@ export function projectRoutes({ deps, baseUrl }: { deps: ServiceDeps; baseUrl: s
       const { session, flash } = sessionOf(request);
       const { projectId } = request.params;
       const project = await getProject(deps, projectId);
-      const [keys, webhook, deliveries, latest] = await Promise.all([
+      const [keys, webhook, deliveries] = await Promise.all([
         listContentKeys(deps, projectId),
         getWebhook(deps, projectId),
         listDeliveries(deps, projectId, { page: 1, limit: LOG_SIZE }),
-        listArticles(deps, projectId, { page: 1, limit: 1 }),
       ]);
       return sendHtml(
         reply,
         deliveryPage(
           { csrfToken: session.csrfToken, flash },
-          {
-            project,
-            baseUrl,
-            keys,
-            webhook,
-            deliveries: deliveries.data,
-            exampleSlug: latest.data[0]?.slug ?? 'hello-world',
-          },
+          { project, baseUrl, keys, webhook, deliveries: deliveries.data },
+        ),
+      );
+    });
+
+    app.get<{ Params: ProjectParams }>('/projects/:projectId/settings', async (request, reply) => {
+      const { session, flash } = sessionOf(request);
+      const project = await getProject(deps, request.params.projectId);
+      const latest = await listArticles(deps, project.id, { page: 1, limit: 1 });
+      return sendHtml(
+        reply,
+        settingsPage(
+          { csrfToken: session.csrfToken, flash },
+          { project, baseUrl, exampleSlug: latest.data[0]?.slug ?? 'hello-world' },
         ),
       );
     });
@@ -103,7 +109,8 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
   const action = (
     path: string,
     form: string,
-    anchor: string,
+    /** Where the form lives, below the project's path: `#keys` or `/settings#site`. */
+    page: string,
     work: (
       projectId: string,
       body: Record<string, string>,
@@ -117,57 +124,63 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
       `/projects/:projectId${path}`,
       async (request, reply) => {
         const { projectId } = request.params;
-        const back = `${projectPath(projectId)}#${anchor}`;
+        const back = `${projectPath(projectId)}${page}`;
         return runAction(deps, request, reply, { form, back }, () =>
           work(projectId, formBody(request), request.params),
         );
       },
     );
 
-  action('/keys', 'keys', 'keys', async (projectId, body) => {
+  action('/keys', 'keys', '#keys', async (projectId, body) => {
     const created = await createContentKey(deps, projectId, requireText(body.name ?? '', 'name'));
     return {
       message: `Key "${created.name}" created.`,
       secret: { label: 'content-key', value: created.key },
     };
   });
-  action('/keys/:keyId/revoke', 'keys', 'keys', async (projectId, _body, params) => {
+  action('/keys/:keyId/revoke', 'keys', '#keys', async (projectId, _body, params) => {
     await revokeContentKey(deps, projectId, params.keyId!);
     return { message: 'Key revoked; it no longer works.' };
   });
-  action('/webhook', 'webhook', 'webhook', async (projectId, body) => {
+  action('/webhook', 'webhook', '#webhook', async (projectId, body) => {
     const url = (body.url ?? '').trim();
     await setWebhookUrl(deps, projectId, url === '' ? null : url);
     return { message: url === '' ? 'Webhook URL removed.' : 'Webhook URL saved.' };
   });
-  action('/webhook/reveal', 'webhook-actions', 'webhook', async (projectId) => ({
+  action('/webhook/reveal', 'webhook-actions', '#webhook', async (projectId) => ({
     message: 'Signing secret revealed; deliveries are signed with it.',
     secret: { label: 'signing-secret', value: await revealWebhookSecret(deps, projectId) },
   }));
-  action('/webhook/rotate', 'webhook-actions', 'webhook', async (projectId) => ({
+  action('/webhook/rotate', 'webhook-actions', '#webhook', async (projectId) => ({
     message: 'New signing secret made; the previous one keeps signing for 24 hours.',
     secret: { label: 'signing-secret', value: await rotateWebhookSecret(deps, projectId) },
   }));
-  action('/webhook/test', 'webhook-actions', 'webhook', async (projectId) => {
+  action('/webhook/test', 'webhook-actions', '#webhook', async (projectId) => {
     await sendTestEvent(deps, projectId);
     return { message: 'Test event queued; its delivery appears in the log.' };
   });
   action(
     '/webhook/deliveries/:deliveryId/retry',
     'webhook-actions',
-    'webhook',
+    '#webhook',
     async (projectId, _body, params) => {
       await retryDelivery(deps, projectId, params.deliveryId!);
       return { message: 'Delivery queued again.' };
     },
   );
-  action('/site', 'site', 'site', async (projectId, body) => {
+  // A field the form did not send is left as it is; an empty Website URL removes it.
+  const saveSite = async (projectId: string, { articlesPath, websiteUrl }: Record<string, string>) => {
     await updateProject(deps, projectId, {
-      articlesPath: body.articlesPath ?? '',
-      websiteUrl: (body.websiteUrl ?? '').trim() === '' ? null : body.websiteUrl!,
+      ...(articlesPath === undefined ? {} : { articlesPath }),
+      ...(websiteUrl === undefined ? {} : { websiteUrl: websiteUrl.trim() === '' ? null : websiteUrl }),
     });
     return { message: 'Site settings saved.' };
-  });
+  };
+  // No #site: the page has one card, and a fragment would take focus from the refused field.
+  action('/settings', 'site', '/settings', saveSite);
+  // Where the form posted while the card was on the Delivery page: a tab opened before the
+  // move still saves.
+  action('/site', 'site', '/settings', saveSite);
 }
 
 /** A required text field: the management API's schema refuses an empty one, and so do we. */

@@ -18,11 +18,9 @@ export interface DeliveryPageData {
   keys: ContentKey[];
   webhook: Webhook;
   deliveries: Delivery[];
-  /** A slug to build the example URLs on: a real article's when there is one. */
-  exampleSlug: string;
 }
 
-/** The seed's Delivery page: Connection, Content API keys, Webhook, Site and URLs. */
+/** The seed's Delivery page: Connection, Content API keys, Webhook. */
 export function deliveryPage(context: PageContext, data: DeliveryPageData): string {
   const { project } = data;
   return layout({
@@ -34,7 +32,6 @@ export function deliveryPage(context: PageContext, data: DeliveryPageData): stri
 ${connectionCard(data)}
 ${keysCard(context, data)}
 ${webhookCard(context, data)}
-${siteCard(context, data)}
 </div>`,
   });
 }
@@ -54,6 +51,11 @@ function connectionCard({ project, baseUrl }: DeliveryPageData): SafeHtml {
   </dl>
   <p>List the published articles; put a content key in <code>FOLIO_CONTENT_KEY</code> first:</p>
   <pre class="command">${copyable('curl-line', curl, 'curl command')}</pre>
+  ${
+    project.websiteUrl
+      ? ''
+      : html`<p id="sitemap-needs-url">The sitemap needs a website URL: <a href="${projectPath(project)}/settings#site">set it under Site and URLs</a>.</p>`
+  }
 </section>`;
 }
 
@@ -175,33 +177,4 @@ export function deliveryLog(
   <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last response</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
   <tbody>${rows}</tbody>
 </table></div>`;
-}
-
-function siteCard(
-  { flash, csrfToken }: PageContext,
-  { project, baseUrl, exampleSlug }: DeliveryPageData,
-): SafeHtml {
-  const base = projectPath(project);
-  const path = `${project.articlesPath}/${encodeURIComponent(exampleSlug)}`;
-  const sitemapEndpoint = `${baseUrl}/api/v1/projects/${encodeURIComponent(project.id)}/content/sitemap`;
-  return html`<section class="card" id="site" aria-labelledby="site-title">
-  <h2 id="site-title">Site and URLs</h2>
-  <form method="post" action="${base}/site" class="stack">
-    ${csrfField(csrfToken)}
-    <label for="articles-path">Articles live under <span class="muted">(a path such as /blog; empty: the site root)</span></label>
-    <input id="articles-path" name="articlesPath" value="${typed(flash, 'site', 'articlesPath', project.articlesPath)}"${describedBy(flash, 'site')}>
-    <label for="website-url">Website URL <span class="muted">(the origin sitemap entries use)</span></label>
-    <input id="website-url" name="websiteUrl" type="url" placeholder="https://www.example.com"
-      value="${typed(flash, 'site', 'websiteUrl', project.websiteUrl ?? '')}"${describedBy(flash, 'site')}>
-    ${formError(flash, 'site')}
-    <button type="submit" class="button primary">Save settings</button>
-  </form>
-  <h3>Example for the article <code>${exampleSlug}</code></h3>
-  <dl class="facts">
-    <dt>Canonical path</dt><dd><code id="example-canonical-path">${path}</code></dd>
-    <dt>Canonical URL</dt><dd>${project.websiteUrl ? html`<code id="example-canonical-url">${project.websiteUrl}${path}</code>` : html`<span class="muted">your site's origin + <code>${path}</code></span>`}</dd>
-    <dt>Sitemap entry URL</dt><dd>${project.websiteUrl ? html`<code id="example-sitemap-url">${project.websiteUrl}${path}</code>` : html`<span class="muted">set a Website URL: the sitemap needs one</span>`}</dd>
-    <dt>Sitemap endpoint</dt><dd><code>${sitemapEndpoint}</code></dd>
-  </dl>
-</section>`;
 }

@@ -9,7 +9,7 @@ export interface PageContext {
 export interface ProjectNav {
   id: string;
   name: string;
-  current: 'delivery' | 'articles';
+  current: 'delivery' | 'articles' | 'settings';
 }
 
 /** The whole document: landmarks, skip link, navigation, sign-out, flash region. */
@@ -54,6 +54,7 @@ function navigation(context: PageContext, project: ProjectNav | undefined): Safe
       ${link('/dashboard', 'Projects', !project)}
       ${project ? link(base, `${project.name}: Delivery`, project.current === 'delivery') : ''}
       ${project ? link(`${base}/articles`, 'Articles', project.current === 'articles') : ''}
+      ${project ? link(`${base}/settings`, 'Settings', project.current === 'settings') : ''}
     </ul>
   </nav>
   <form method="post" action="/dashboard/sign-out" class="sign-out">

@@ -12,7 +12,7 @@ export function projectsPage(context: PageContext, projects: Project[]): string 
   <div class="project-head">
     <h3><a href="${path}">${project.name}</a></h3>
     <p class="muted"><code>${project.id}</code> · created ${timeTag(project.createdAt)}</p>
-    <p><a href="${path}">Delivery</a> · <a href="${path}/articles">Articles</a></p>
+    <p><a href="${path}">Delivery</a> · <a href="${path}/articles">Articles</a> · <a href="${path}/settings">Settings</a></p>
   </div>
   <form method="post" action="${path}/rename" class="inline">
     ${csrfField(csrfToken)}

@@ -1,0 +1,55 @@
+import { html, type SafeHtml } from '@folio/client';
+import type { Project } from '@folio/schema';
+import { csrfField, describedBy, formError, layout, type PageContext, typed } from './layout.ts';
+
+export interface SettingsPageData {
+  project: Project;
+  baseUrl: string;
+  /** A slug to build the example URLs on: a real article's when there is one. */
+  exampleSlug: string;
+}
+
+/** The seed's Settings page: its Site and URLs card sets the website URL and the articles path. */
+export function settingsPage(context: PageContext, data: SettingsPageData): string {
+  const { project } = data;
+  return layout({
+    title: `${project.name}: Settings`,
+    context,
+    project: { id: project.id, name: project.name, current: 'settings' },
+    body: html`<h1>Settings <span class="muted">· ${project.name}</span></h1>
+<div class="cards">
+${siteCard(context, data)}
+</div>`,
+  });
+}
+
+function siteCard(
+  { flash, csrfToken }: PageContext,
+  { project, baseUrl, exampleSlug }: SettingsPageData,
+): SafeHtml {
+  const base = `/dashboard/projects/${encodeURIComponent(project.id)}`;
+  const path = `${project.articlesPath}/${encodeURIComponent(exampleSlug)}`;
+  const sitemapEndpoint = `${baseUrl}/api/v1/projects/${encodeURIComponent(project.id)}/content/sitemap`;
+  // novalidate: the server's refusal, shown next to the form with what was typed, is the one
+  // explanation for every bad website URL (the browser's own check would stop only some).
+  return html`<section class="card" id="site" aria-labelledby="site-title">
+  <h2 id="site-title">Site and URLs</h2>
+  <form method="post" action="${base}/settings" class="stack" novalidate>
+    ${csrfField(csrfToken)}
+    <label for="website-url">Website URL <span class="muted">(the origin sitemap entries use, e.g. https://www.example.com)</span></label>
+    <input id="website-url" name="websiteUrl" type="url" placeholder="https://www.example.com"
+      value="${typed(flash, 'site', 'websiteUrl', project.websiteUrl ?? '')}"${describedBy(flash, 'site')}>
+    <label for="articles-path">Articles live under <span class="muted">(a path such as /blog; empty: the site root)</span></label>
+    <input id="articles-path" name="articlesPath" value="${typed(flash, 'site', 'articlesPath', project.articlesPath)}"${describedBy(flash, 'site')}>
+    ${formError(flash, 'site')}
+    <button type="submit" class="button primary">Save settings</button>
+  </form>
+  <h3>Example for the article <code>${exampleSlug}</code></h3>
+  <dl class="facts">
+    <dt>Canonical path</dt><dd><code id="example-canonical-path">${path}</code></dd>
+    <dt>Canonical URL</dt><dd>${project.websiteUrl ? html`<code id="example-canonical-url">${project.websiteUrl}${path}</code>` : html`<span class="muted">your site's origin + <code>${path}</code></span>`}</dd>
+    <dt>Sitemap entry URL</dt><dd>${project.websiteUrl ? html`<code id="example-sitemap-url">${project.websiteUrl}${path}</code>` : html`<span class="muted">set a Website URL: the sitemap needs one</span>`}</dd>
+    <dt>Sitemap endpoint</dt><dd><code>${sitemapEndpoint}</code></dd>
+  </dl>
+</section>`;
+}

@@ -49,17 +49,6 @@ export function createSite(config: SiteConfig, options: { now?: () => number } =
       if (data.length === 0 && page > 1) return htmlPage(404, notFoundPage(site));
       return htmlPage(200, listPage(site, data, pagination));
     }
-    const slug = /^\/blog\/([^/]+)$/.exec(path)?.[1];
-    if (slug) {
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(slug);
-      } catch {
-        return htmlPage(404, notFoundPage(site));
-      }
-      const article = await folio.getArticle(decoded);
-      return article ? htmlPage(200, articlePage(site, article)) : htmlPage(404, notFoundPage(site));
-    }
     if (path === '/sitemap.xml') {
       return {
         status: 200,
@@ -74,7 +63,25 @@ export function createSite(config: SiteConfig, options: { now?: () => number } =
         body: `User-agent: *\nAllow: /\nSitemap: ${config.origin}/sitemap.xml\n`,
       };
     }
-    return htmlPage(404, notFoundPage(site));
+    return renderArticle(path);
+  }
+
+  // Any other path may be an article's: Folio builds each canonical path on the project's
+  // "Articles live under" setting (`/blog/my-post`, `/news/my-post`, or `/my-post` at the site
+  // root), which the site does not know, so the last segment is taken as the slug.
+  async function renderArticle(path: string): Promise<Omit<CachedPage, 'at'>> {
+    const notFound = { status: 404, type: 'text/html; charset=utf-8', body: notFoundPage(site) };
+    if (path.endsWith('/') || path.includes('//')) return notFound;
+    let slug: string;
+    try {
+      slug = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
+    } catch {
+      return notFound;
+    }
+    const article = await folio.getArticle(slug);
+    // Only at its canonical path: any other path ending in the slug would be a second URL for it.
+    if (!article || article.seo.canonicalPath !== path) return notFound;
+    return { status: 200, type: 'text/html; charset=utf-8', body: articlePage(site, article) };
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -92,10 +99,10 @@ export function createSite(config: SiteConfig, options: { now?: () => number } =
       response.end(await readFile(CSS));
       return;
     }
-    if (url.pathname === '/' || url.pathname === '/blog/') return redirect(response, '/blog');
-    // Seed rule 4: article URLs have no trailing slash.
-    if (url.pathname.startsWith('/blog/') && url.pathname.endsWith('/')) {
-      return redirect(response, url.pathname.replace(/\/+$/, ''));
+    if (url.pathname === '/') return redirect(response, '/blog');
+    // Seed rule 4: article URLs have no trailing slash, so no page here has one.
+    if (url.pathname.endsWith('/')) {
+      return redirect(response, `${withoutTrailingSlash(url.pathname)}${url.search}`);
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { allow: 'GET, HEAD' }).end();
@@ -124,4 +131,16 @@ export function createSite(config: SiteConfig, options: { now?: () => number } =
 
 function redirect(response: ServerResponse, location: string): void {
   response.writeHead(301, { location }).end();
+}
+
+/**
+ * `/news/my-post/` → `/news/my-post`, with one leading slash: a path such as `/.//host/`
+ * parses to `//host/`, and `//host` in a Location header would send the browser to another site.
+ */
+function withoutTrailingSlash(path: string): string {
+  let start = 0;
+  let end = path.length;
+  while (path[start] === '/') start += 1;
+  while (end > start && path[end - 1] === '/') end -= 1;
+  return `/${path.slice(start, end)}`;
 }

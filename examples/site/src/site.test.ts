@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, newArticle, type TestApp } from '../../../packages/server/src/test/test-app.ts';
+import { createSite } from './site.ts';
+
+// Seed: "Articles live under (path) | Every canonical URL and every link between articles is
+// built on this path. When empty, articles live at the site root." The site must follow every
+// link Folio gives it, whatever the project's setting.
+const SETTINGS = [
+  { name: 'the default (none given)', fields: {}, prefix: '' },
+  { name: '"" (the site root)', fields: { articlesPath: '' }, prefix: '' },
+  { name: '/news', fields: { articlesPath: '/news' }, prefix: '/news' },
+  { name: '/blog (the example and the demo)', fields: { articlesPath: '/blog' }, prefix: '/blog' },
+  { name: '/a/b', fields: { articlesPath: '/a/b' }, prefix: '/a/b' },
+];
+const CAFE = 'caf\u00e9-notes';
+
+interface Answer {
+  status: number;
+  location: string | null;
+  type: string | null;
+  body: string;
+}
+
+async function startSite(t: TestApp, folioUrl: string, fields: { articlesPath?: string }) {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const project = await t.createProject({ websiteUrl: origin, ...fields });
+  const site = createSite({
+    folioUrl,
+    projectId: project.id,
+    contentKey: await t.createKey(project.id),
+    webhookSecret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0',
+    origin,
+    port: 0,
+    siteName: 'Test blog',
+  });
+  server.on('request', (request, response) => void site.handle(request, response));
+  const get = async (path: string, init: RequestInit = {}): Promise<Answer> => {
+    const response = await fetch(`${origin}${path}`, { redirect: 'manual', ...init });
+    return {
+      status: response.status,
+      location: response.headers.get('location'),
+      type: response.headers.get('content-type'),
+      body: await response.text(),
+    };
+  };
+  /** A request line sent as written: fetch would resolve `/./` and `//` before sending. */
+  const raw = (path: string) =>
+    new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
+      const port = (server.address() as AddressInfo).port;
+      http
+        .get({ host: '127.0.0.1', port, path }, (response) => {
+          response.resume();
+          resolve({ status: response.statusCode!, location: response.headers.location });
+        })
+        .on('error', reject);
+    });
+  const close = () => new Promise((resolve) => server.close(resolve));
+  return { project, origin, get, raw, close };
+}
+
+const canonicalOf = (body: string) => /<link rel="canonical" href="([^"]+)">/.exec(body)?.[1];
+const h1Of = (body: string) => /<h1>([^<]*)<\/h1>/.exec(body)?.[1];
+
+describe('example site: article URLs follow the project’s "Articles live under"', () => {
+  let t: TestApp;
+  let folioUrl: string;
+
+  before(async () => {
+    t = await createTestApp('sqlite', { clockStart: Date.now() });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    folioUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  after(() => t?.close());
+
+  for (const { name, fields, prefix } of SETTINGS) {
+    describe(`articles path ${name}`, () => {
+      let s: Awaited<ReturnType<typeof startSite>>;
+
+      before(async () => {
+        s = await startSite(t, folioUrl, fields);
+        const put = (id: string, slug: string, extra = {}) =>
+          t.putArticle(
+            s.project.id,
+            id,
+            newArticle({ slug, title: `Title of ${slug}`, published: true, ...extra }),
+          );
+        await put('first', 'first-post');
+        await put('cafe', CAFE);
+        // Slugs equal to the site's own routes: at the site root the routes win.
+        await put('sitemap', 'sitemap.xml');
+        await put('blog', 'blog');
+        await put('linked', 'linked-post', { related: ['first-post', CAFE] });
+        await t.putArticle(s.project.id, 'draft', newArticle({ slug: 'draft-post' }));
+      });
+      after(() => s?.close());
+
+      test('every link on the list page opens its article, with that URL as canonical', async () => {
+        const list = await s.get('/blog');
+        assert.equal(list.status, 200);
+        const links = [...list.body.matchAll(/<h2><a href="([^"]+)">Title of ([^<]+)<\/a><\/h2>/g)];
+        assert.equal(links.length, 5);
+        for (const [, href, slug] of links) {
+          assert.equal(href, `${prefix}/${encodeURIComponent(slug!)}`, `the link to ${slug}`);
+          if (prefix === '' && (slug === 'blog' || slug === 'sitemap.xml')) continue;
+          const page = await s.get(href!);
+          assert.equal(page.status, 200, `${href} answered ${page.status}`);
+          assert.equal(h1Of(page.body), `Title of ${slug}`);
+          assert.equal(canonicalOf(page.body), `${s.origin}${href}`);
+        }
+      });
+
+      test('a slug that needs encoding is served at its percent-encoded canonical path', async () => {
+        const path = `${prefix}/caf%C3%A9-notes`;
+        const page = await s.get(path);
+        assert.equal(page.status, 200);
+        assert.equal(h1Of(page.body), `Title of ${CAFE}`);
+        assert.equal(canonicalOf(page.body), `${s.origin}${path}`);
+        // Another spelling of the same path would be a second URL for the article.
+        assert.equal((await s.get(`${prefix}/caf%c3%a9-notes`)).status, 404);
+      });
+
+      test('related links lead to their articles', async () => {
+        const page = await s.get(`${prefix}/linked-post`);
+        assert.equal(page.status, 200);
+        const related = [...page.body.matchAll(/<li><a href="([^"]+)">Title of [^<]+<\/a><\/li>/g)];
+        assert.deepEqual(
+          related.map((match) => match[1]),
+          [`${prefix}/first-post`, `${prefix}/caf%C3%A9-notes`],
+        );
+        for (const [, href] of related) assert.equal((await s.get(href!)).status, 200, href);
+      });
+
+      test('every sitemap URL leads to its article', async () => {
+        const sitemap = await s.get('/sitemap.xml');
+        assert.equal(sitemap.status, 200);
+        assert.match(sitemap.type ?? '', /^application\/xml/);
+        const locs = [...sitemap.body.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => match[1]!);
+        assert.equal(locs.length, 5);
+        for (const loc of locs) {
+          const path = loc.slice(s.origin.length);
+          assert.ok(loc.startsWith(`${s.origin}${prefix}/`), loc);
+          if (prefix === '' && (path === '/blog' || path === '/sitemap.xml')) continue;
+          assert.equal((await s.get(path)).status, 200, loc);
+        }
+      });
+
+      test('an article is reachable at its canonical path only', async () => {
+        const elsewhere = prefix === '/news' ? '/blog' : '/news';
+        for (const path of [
+          `${elsewhere}/first-post`,
+          `/x${prefix}/first-post`,
+          ...(prefix === ''
+            ? []
+            : ['/first-post', `${prefix.split('/').slice(0, 2).join('/')}/x/first-post`]),
+          `${prefix}/draft-post`,
+          `${prefix}/no-such-post`,
+          `${prefix}/%E0%A4%A`,
+          `${prefix}/first-post%2F`,
+        ]) {
+          const page = await s.get(path);
+          assert.equal(page.status, 404, path);
+          assert.equal(h1Of(page.body), 'Not found', path);
+        }
+      });
+
+      test('a trailing slash redirects to the URL without it', async () => {
+        for (const [path, location] of [
+          [`${prefix}/first-post/`, `${prefix}/first-post`],
+          [`${prefix}/first-post//`, `${prefix}/first-post`],
+          ['/blog/?page=1', '/blog?page=1'],
+        ]) {
+          const answer = await s.get(path!);
+          assert.equal(answer.status, 301, path);
+          assert.equal(answer.location, location, path);
+        }
+        // `/.//evil.example/` is the path `//evil.example/`: never a Location to another host.
+        assert.deepEqual(await s.raw('/.//evil.example/'), { status: 301, location: '/evil.example' });
+      });
+
+      test("the site's own routes come first", async () => {
+        const list = await s.get('/blog');
+        assert.match(list.body, /<h1>Blog<\/h1>/);
+        const sitemap = await s.get('/sitemap.xml');
+        assert.match(sitemap.body, /^<\?xml/);
+        const robots = await s.get('/robots.txt');
+        assert.match(robots.type ?? '', /^text\/plain/);
+        const css = await s.get('/assets/site.css');
+        assert.match(css.type ?? '', /^text\/css/);
+        const home = await s.get('/');
+        assert.deepEqual([home.status, home.location], [301, '/blog']);
+        // Unsigned, so refused by the receiver rather than taken for a page.
+        const hook = await s.get('/webhooks/folio', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+        assert.equal(hook.status, 401);
+      });
+    });
+  }
+});

@@ -24,20 +24,28 @@ interface Answer {
   body: string;
 }
 
-async function startSite(t: TestApp, folioUrl: string, fields: { articlesPath?: string }) {
+async function startSite(
+  t: TestApp,
+  folioUrl: string,
+  fields: { articlesPath?: string },
+  options: Parameters<typeof createSite>[1] = {},
+) {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const project = await t.createProject({ websiteUrl: origin, ...fields });
-  const site = createSite({
-    folioUrl,
-    projectId: project.id,
-    contentKey: await t.createKey(project.id),
-    webhookSecret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0',
-    origin,
-    port: 0,
-    siteName: 'Test blog',
-  });
+  const site = createSite(
+    {
+      folioUrl,
+      projectId: project.id,
+      contentKey: await t.createKey(project.id),
+      webhookSecret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0',
+      origin,
+      port: 0,
+      siteName: 'Test blog',
+    },
+    options,
+  );
   server.on('request', (request, response) => void site.handle(request, response));
   const get = async (path: string, init: RequestInit = {}): Promise<Answer> => {
     const response = await fetch(`${origin}${path}`, { redirect: 'manual', ...init });
@@ -203,4 +211,19 @@ describe('example site: article URLs follow the project’s "Articles live under
       });
     });
   }
+
+  test('the page cache keeps only the newest pages, so made-up addresses cannot grow it', async () => {
+    const s = await startSite(t, folioUrl, { articlesPath: '/news' }, { maxCachedPages: 2 });
+    try {
+      for (const slug of ['one', 'two', 'three']) assert.equal((await s.get(`/news/${slug}`)).status, 404);
+      // Published without a webhook to purge the cache: only a page that was evicted is rendered again.
+      for (const slug of ['one', 'three']) {
+        await t.putArticle(s.project.id, slug, newArticle({ slug, published: true }));
+      }
+      assert.equal((await s.get('/news/one')).status, 200, 'the oldest page was evicted');
+      assert.equal((await s.get('/news/three')).status, 404, 'a recent page is still cached');
+    } finally {
+      await s.close();
+    }
+  });
 });

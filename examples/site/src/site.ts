@@ -21,13 +21,21 @@ export interface Site {
 const CSS = new URL('../public/site.css', import.meta.url);
 // A safety net only: webhooks purge the cache as soon as content changes.
 const CACHE_TTL_MS = 10 * 60_000;
+// Any address may be an article's, so any address can leave a 404 page here: only the most
+// recently rendered pages are kept, or requests for made-up addresses would grow the process
+// without bound.
+const CACHE_MAX_PAGES = 1_000;
 
 /**
  * The example blog. Pages are rendered from Folio on first request and kept until a verified
  * Folio webhook says content changed.
  */
-export function createSite(config: SiteConfig, options: { now?: () => number } = {}): Site {
+export function createSite(
+  config: SiteConfig,
+  options: { now?: () => number; maxCachedPages?: number } = {},
+): Site {
   const now = options.now ?? Date.now;
+  const maxCachedPages = options.maxCachedPages ?? CACHE_MAX_PAGES;
   const folio = createClient({
     baseUrl: config.folioUrl,
     projectId: config.projectId,
@@ -36,6 +44,12 @@ export function createSite(config: SiteConfig, options: { now?: () => number } =
   const site = { name: config.siteName, origin: config.origin };
   const cache = new Map<string, CachedPage>();
   const purge = () => cache.clear();
+  const remember = (key: string, page: CachedPage) => {
+    cache.delete(key);
+    // A Map iterates in insertion order: the first key is the oldest page.
+    if (cache.size >= maxCachedPages) cache.delete(cache.keys().next().value!);
+    cache.set(key, page);
+  };
   const onWebhook = config.webhookSecret
     ? createWebhookHandler({ secret: config.webhookSecret, onEvent: purge })
     : undefined;
@@ -113,7 +127,7 @@ export function createSite(config: SiteConfig, options: { now?: () => number } =
     if (!page || now() - page.at > CACHE_TTL_MS) {
       try {
         page = { ...(await render(url.pathname, url.searchParams)), at: now() };
-        if (page.status === 200 || page.status === 404) cache.set(key, page);
+        if (page.status === 200 || page.status === 404) remember(key, page);
       } catch (error) {
         console.error(
           'example site: could not load from Folio',

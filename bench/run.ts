@@ -4,6 +4,7 @@ import os from 'node:os';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { primeCompileCache } from '../packages/server/src/test/server-process.ts';
 import { benchDelivery, type DeliveryReport } from './delivery.ts';
 import { timeHttpImport } from './http-import.ts';
 import { benchWebhooks, type WebhookPass } from './webhooks.ts';
@@ -19,7 +20,8 @@ import { benchWebhooks, type WebhookPass } from './webhooks.ts';
  * rows whose name contains one of them, e.g. `--only "by-slug, cached" --only 304`; not with
  * --write).
  * Environment: BENCH_DATABASE_URL (also run on that PostgreSQL, in a schema of its own, dropped
- * afterwards), BENCH_WEBHOOK_ARTICLES (articles per pass, default 500).
+ * afterwards), BENCH_WEBHOOK_ARTICLES (articles per pass, default 500), FOLIO_SERVER_NODE_FLAGS
+ * (more Node flags for the servers, a JSON array: `["--cpu-prof","--cpu-prof-dir=/tmp/prof"]`).
  */
 
 const CASES = ['delivery', 'webhooks'] as const;
@@ -50,6 +52,9 @@ for (const name of chosen) {
     process.exit(2);
   }
 }
+// The servers start as an installed server does: with every module in the compile cache.
+primeCompileCache();
+
 const databases = [undefined, process.env.BENCH_DATABASE_URL].filter((url, i) =>
   i === 0 ? !flags['postgres-only'] : url,
 );

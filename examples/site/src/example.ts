@@ -12,10 +12,12 @@ const folioUrl = `http://localhost:${FOLIO_PORT}`;
 const siteOrigin = `http://localhost:${SITE_PORT}`;
 const adminToken = `example-${randomBytes(24).toString('base64url')}`;
 const serverMain = fileURLToPath(new URL('../../../packages/server/src/main.ts', import.meta.url));
+const compileCache = new URL('../../../packages/server/bin/compile-cache.js', import.meta.url).href;
 
 const folio = spawn(
   process.execPath,
   [
+    `--import=${compileCache}`,
     '--conditions=folio-source',
     '--disable-warning=ExperimentalWarning',
     '--max-semi-space-size=8',

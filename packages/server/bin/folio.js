@@ -6,10 +6,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const entry = path.join(here, '..', 'src', 'cli', 'main.ts');
+const compileCache = path.join(here, 'compile-cache.js');
 
 function pinnedNode() {
   for (let dir = here; ; dir = path.dirname(dir)) {
@@ -45,6 +46,7 @@ if (SERVER_COMMANDS.has(process.argv[2])) heap.push('--max-old-space-size=512');
 const child = spawn(
   node,
   [
+    `--import=${pathToFileURL(compileCache).href}`,
     '--conditions=folio-source',
     '--disable-warning=ExperimentalWarning',
     ...heap,

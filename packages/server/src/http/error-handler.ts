@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import { readBearerToken } from '../services/tokens.ts';
 import { describeValidationErrors, MAX_DETAILS, summarizeDetails } from './validation.ts';
 
 /**
@@ -35,10 +36,26 @@ export function installErrorHandling(app: FastifyInstance): void {
 /** For Fastify's `frameworkErrors`: failures found while routing, before any hook runs. */
 export function handleFrameworkError(
   error: FastifyError,
-  _request: FastifyRequest,
+  request: FastifyRequest,
   reply: FastifyReply,
 ): void {
-  void sendError(reply, toAppError(error));
+  void sendError(reply, missingCredential(error, request) ?? toAppError(error));
+}
+
+/**
+ * The router refuses a broken path before any hook runs; on the authenticated APIs a request
+ * without a token is still told 401 first, as on every other path there (nothing about the
+ * path is answered to someone who sent no credential).
+ */
+function missingCredential(error: FastifyError, request: FastifyRequest): AppError | undefined {
+  if (error.code !== 'FST_ERR_BAD_URL' || readBearerToken(request.headers.authorization)) return undefined;
+  if (request.url.startsWith('/api/v1/')) {
+    return new AppError('unauthorized', 'Send the content key as "Authorization: Bearer <content key>".');
+  }
+  if (request.url.startsWith('/admin/v1/')) {
+    return new AppError('unauthorized', 'Send the admin token as "Authorization: Bearer <token>".');
+  }
+  return undefined;
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {

@@ -75,6 +75,23 @@ for (const dialect of DIALECTS) {
       const response = await t.app.inject({ method: 'GET', url: `${list()}?page=abc` });
       assert.equal(response.statusCode, 401);
     });
+
+    test('a path with broken percent-encoding is 401 without a key, and 400 with one', async () => {
+      const broken = `/api/v1/projects/${projectId}/content/by-slug/%E0%A4%A`;
+      const anonymous = await t.app.inject({ method: 'GET', url: broken });
+      assert.equal(anonymous.statusCode, 401);
+      assert.equal(anonymous.headers['www-authenticate'], 'Bearer');
+      assert.equal(anonymous.json().error.code, 'unauthorized');
+      const keyed = await t.deliver(key, broken);
+      assert.equal(keyed.statusCode, 400);
+      assert.equal(keyed.json().error.code, 'invalid_query');
+      const admin = await t.app.inject({
+        method: 'GET',
+        url: `/admin/v1/projects/${projectId}/articles/%E0%A4%A`,
+      });
+      assert.equal(admin.statusCode, 401);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/public/v1/%E0%A4%A' })).statusCode, 400);
+    });
   });
 
   describe(`delivery API: list [${dialect}]`, () => {

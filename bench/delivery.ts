@@ -178,7 +178,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         }
         const row = { name, folio: median(folioRuns), bare: median(bareRuns) };
         log(
-          `${name}: Folio ${row.folio.requestsPerSecond.toFixed(0)} req/s, bare ${row.bare.requestsPerSecond.toFixed(0)} req/s`,
+          `${name}: Folio ${row.folio.requestsPerSecond.toFixed(0)} req/s (${row.folio.cpuUsPerAnswer.toFixed(1)} µs CPU per answer), bare ${row.bare.requestsPerSecond.toFixed(0)} req/s (${row.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
         );
         rows.push(row);
       }
@@ -315,6 +315,7 @@ function median(runs: LoadResult[]): LoadResult {
     p50: pick('p50'),
     p99: pick('p99'),
     rssMb: pick('rssMb'),
+    cpuUsPerAnswer: pick('cpuUsPerAnswer'),
     expected: pick('expected'),
     total: pick('total'),
     errors: pick('errors'),

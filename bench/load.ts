@@ -17,6 +17,11 @@ export interface LoadResult {
   p99: number;
   /** Peak VmRSS of the server process during the run, MiB. */
   rssMb: number;
+  /**
+   * CPU time the server process spent per answer, µs: what an answer costs the server, which
+   * moves far less than req/s with what else the shared cores are doing.
+   */
+  cpuUsPerAnswer: number;
   /** Answers with the expected status / all answers; errors are connection errors and timeouts. */
   expected: number;
   total: number;
@@ -75,17 +80,21 @@ export async function runLoad(
   };
   sample();
   const sampler = setInterval(sample, 50);
+  const cpuBefore = readCpuMs(serverPid);
   try {
     const output = await runChild(args);
+    const cpuMs = readCpuMs(serverPid) - cpuBefore;
     const result = JSON.parse(output.trim().split('\n').at(-1)!) as AutocannonResult;
     const expected = plan.status === 200 ? result['2xx'] : result['3xx'];
+    const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
     return {
       requestsPerSecond: result.requests.average,
       p50: result.latency.p50,
       p99: result.latency.p99,
       rssMb: peakKb / 1024,
+      cpuUsPerAnswer: total > 0 ? (cpuMs * 1000) / total : 0,
       expected,
-      total: result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'],
+      total,
       errors: result.errors + result.timeouts,
     };
   } finally {
@@ -104,6 +113,17 @@ interface AutocannonResult {
   '3xx': number;
   '4xx': number;
   '5xx': number;
+}
+
+/** User and system CPU time of a process so far, ms, from /proc (0 when unavailable). */
+function readCpuMs(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
 }
 
 /** VmRSS of a process in KiB, from /proc (0 when unavailable). */

@@ -13,7 +13,7 @@ import {
 import type { CapturedResponse } from './bare-server.ts';
 import { catalogueArticle } from './catalogue.ts';
 import { ADMIN_TOKEN, adminApi } from './http-import.ts';
-import { type LoadPlan, type LoadResult, readRssKb, runLoad } from './load.ts';
+import { type LoadPlan, type LoadResult, pinToCpu, readRssKb, runLoad } from './load.ts';
 import { seedCatalogue } from './seed.ts';
 import { type BenchStore, prepareStore } from './stores.ts';
 
@@ -36,6 +36,8 @@ export interface DeliveryOptions {
   durationSeconds: number;
   /** Only the rows ("list page 1, cached", …) whose name contains one of these. */
   only?: string[];
+  /** Servers on CPU 0, the load generator on CPU 1 (see `pinToCpu`). */
+  pin?: boolean;
 }
 
 /** One case's medians over the runs, for Folio and for the bare server. */
@@ -137,13 +139,18 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     ];
     const bare = await startBare([...captured.values()], store.dataDir);
     children.push(bare.child);
+    if (options.pin) {
+      for (const pid of new Set([folio.server.child.pid!, cold.server.child.pid!, bare.child.pid!]))
+        pinToCpu(pid, 0);
+    }
+    const loadCpu = options.pin ? 1 : undefined;
     const sitemap = await timeSitemap(cold, sitemapPath, auth);
     log(
       `sitemap: ${sitemap.bytes} bytes, first byte ${sitemap.ttfbMs.toFixed(0)} ms, total ${sitemap.totalMs.toFixed(0)} ms`,
     );
 
     // One untimed run per server first, so JIT warm-up and first-touch costs are not measured.
-    const warmUp = { connections: options.connections, durationSeconds: 2 };
+    const warmUp = { connections: options.connections, durationSeconds: 2, loadCpu };
     for (const target of new Set([folio, cold]))
       await runLoad(target.origin, target.server.child.pid!, cases[0]!.cold, warmUp);
     await runLoad(bare.origin, bare.child.pid!, cases[0]!.cold, warmUp);
@@ -157,7 +164,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
       ] as const) {
         const name = `${benchCase.name}, ${mode}`;
         if (options.only && !options.only.some((part) => name.includes(part))) continue;
-        const load = { ...options, connections: benchCase.connections ?? options.connections };
+        const load = { ...options, connections: benchCase.connections ?? options.connections, loadCpu };
         const folioRuns: LoadResult[] = [];
         const bareRuns: LoadResult[] = [];
         for (let run = 0; run < options.runs; run++) {

@@ -18,7 +18,8 @@ import { benchWebhooks, type WebhookPass } from './webhooks.ts';
  * --import-articles N (articles imported over HTTP for the import time, default 10000; 0 skips),
  * --postgres-only (skip the SQLite run; needs BENCH_DATABASE_URL), --only TEXT, repeatable (only the
  * rows whose name contains one of them, e.g. `--only "by-slug, cached" --only 304`; not with
- * --write).
+ * --write), --pin (servers on CPU 0, the load generator on CPU 1, with taskset: steadier ratios
+ * on shared cores, though not the default, since the figures in BENCHMARKS.md are unpinned).
  * Environment: BENCH_DATABASE_URL (also run on that PostgreSQL, in a schema of its own, dropped
  * afterwards), BENCH_WEBHOOK_ARTICLES (articles per pass, default 500), FOLIO_SERVER_NODE_FLAGS
  * (more Node flags for the servers, a JSON array: `["--cpu-prof","--cpu-prof-dir=/tmp/prof"]`).
@@ -37,6 +38,7 @@ const { values: flags, positionals: chosen } = parseArgs({
     connections: { type: 'string', default: '32' },
     'import-articles': { type: 'string', default: '10000' },
     'postgres-only': { type: 'boolean', default: false },
+    pin: { type: 'boolean', default: false },
     only: { type: 'string', multiple: true },
   },
 });
@@ -73,6 +75,7 @@ if (chosen.length === 0 || chosen.includes('delivery')) {
           connections: Number(flags.connections),
           durationSeconds: Number(flags.duration),
           only,
+          pin: flags.pin,
         }),
       );
     }

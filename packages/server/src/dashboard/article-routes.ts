@@ -10,6 +10,7 @@ import type { ServiceDeps } from '../services/deps.ts';
 import { getProject } from '../services/projects.ts';
 import { formBody, runAction, sendHtml, sessionOf } from './http.ts';
 import { articlePreviewPage, articlesPage } from './pages/articles.ts';
+import { projectPath } from './pages/layout.ts';
 
 type ArticleParams = { projectId: string; articleId: string };
 const PAGE_SIZE = 50;
@@ -45,7 +46,7 @@ export function articleRoutes(deps: ServiceDeps): FastifyPluginAsync {
         `/projects/:projectId/articles/:articleId/${verb}`,
         async (request, reply) => {
           const { projectId, articleId } = request.params;
-          const list = `/dashboard/projects/${encodeURIComponent(projectId)}/articles`;
+          const list = `${projectPath(projectId)}/articles`;
           const back = returnTo(formBody(request).back, list);
           return runAction(deps, request, reply, { form: 'articles', back }, async () => ({
             message: await work(projectId, articleId),

@@ -15,15 +15,12 @@ import {
 } from '../services/webhooks.ts';
 import { formBody, runAction, sendHtml, sessionOf } from './http.ts';
 import { deliveryLog, deliveryPage } from './pages/delivery.ts';
+import { projectPath } from './pages/layout.ts';
 import { projectsPage } from './pages/projects.ts';
 import { settingsPage } from './pages/settings.ts';
 
 type ProjectParams = { projectId: string };
 const LOG_SIZE = 20;
-
-function projectPath(projectId: string): string {
-  return `/dashboard/projects/${encodeURIComponent(projectId)}`;
-}
 
 /** Projects, a project's Delivery page with its cards' forms, and its Settings page. */
 export function projectRoutes({ deps, baseUrl }: { deps: ServiceDeps; baseUrl: string }): FastifyPluginAsync {

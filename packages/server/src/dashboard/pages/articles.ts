@@ -1,6 +1,14 @@
 import { type BlockComponents, html, raw, renderBlocks, type SafeHtml } from '@folio/client';
 import type { AdminArticle, Pagination, Project } from '@folio/schema';
-import { confirmButton, csrfField, formError, layout, type PageContext, timeTag } from './layout.ts';
+import {
+  confirmButton,
+  csrfField,
+  formError,
+  layout,
+  type PageContext,
+  projectPath,
+  timeTag,
+} from './layout.ts';
 
 // The dashboard makes no requests to other origins, so the preview names media instead of
 // loading them: an image from the site's CDN or a YouTube player would each be one.
@@ -17,7 +25,7 @@ const previewComponents: BlockComponents = {
 };
 
 function articlePath(project: Project, article: AdminArticle): string {
-  return `/dashboard/projects/${encodeURIComponent(project.id)}/articles/${encodeURIComponent(article.id)}`;
+  return `${projectPath(project.id)}/articles/${encodeURIComponent(article.id)}`;
 }
 
 function statusBadge(article: AdminArticle): SafeHtml {
@@ -50,7 +58,7 @@ export function articlesPage(
   list: { data: AdminArticle[]; pagination: Pagination },
   search: string,
 ): string {
-  const base = `/dashboard/projects/${encodeURIComponent(project.id)}/articles`;
+  const base = `${projectPath(project.id)}/articles`;
   const pageLink = (page: number) =>
     `${base}?${new URLSearchParams({ ...(search ? { q: search } : {}), page: String(page) })}`;
   const back = pageLink(list.pagination.page);
@@ -108,7 +116,7 @@ export function articlePreviewPage(context: PageContext, project: Project, artic
     title: `${article.title}: Preview`,
     context,
     project: { id: project.id, name: project.name, current: 'articles' },
-    body: html`<p><a href="/dashboard/projects/${encodeURIComponent(project.id)}/articles">← All articles</a></p>
+    body: html`<p><a href="${projectPath(project.id)}/articles">← All articles</a></p>
 <section class="card" aria-labelledby="meta-title">
   <h2 id="meta-title" class="sr-only">Article details</h2>
   <dl class="facts">

@@ -8,6 +8,7 @@ import {
   formError,
   layout,
   type PageContext,
+  projectPath,
   timeTag,
   typed,
 } from './layout.ts';
@@ -36,10 +37,6 @@ ${webhookCard(context, data)}
   });
 }
 
-function projectPath(project: Project): string {
-  return `/dashboard/projects/${encodeURIComponent(project.id)}`;
-}
-
 function connectionCard({ project, baseUrl }: DeliveryPageData): SafeHtml {
   const listUrl = `${baseUrl}/api/v1/projects/${encodeURIComponent(project.id)}/content`;
   const curl = `curl -H "Authorization: Bearer $FOLIO_CONTENT_KEY" "${listUrl}"`;
@@ -54,13 +51,13 @@ function connectionCard({ project, baseUrl }: DeliveryPageData): SafeHtml {
   ${
     project.websiteUrl
       ? ''
-      : html`<p id="sitemap-needs-url">The sitemap needs a website URL: <a href="${projectPath(project)}/settings#site">set it under Site and URLs</a>.</p>`
+      : html`<p id="sitemap-needs-url">The sitemap needs a website URL: <a href="${projectPath(project.id)}/settings#site">set it under Site and URLs</a>.</p>`
   }
 </section>`;
 }
 
 function keysCard({ flash, csrfToken }: PageContext, { project, keys }: DeliveryPageData): SafeHtml {
-  const base = projectPath(project);
+  const base = projectPath(project.id);
   const created = flash?.secret?.label === 'content-key' ? flash.secret.value : undefined;
   const rows = keys.map(
     (key) => html`<tr>
@@ -111,7 +108,7 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
 function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
   const { flash, csrfToken } = context;
   const { project, webhook } = data;
-  const base = projectPath(project);
+  const base = projectPath(project.id);
   const secret = flash?.secret?.label === 'signing-secret' ? flash.secret.value : undefined;
   const state = !webhook.url
     ? 'No URL set: nothing is sent.'
@@ -161,7 +158,7 @@ export function deliveryLog(
   deliveries: Delivery[],
 ): SafeHtml {
   if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
-  const base = projectPath(project);
+  const base = projectPath(project.id);
   const rows = deliveries.map(
     (delivery) => html`<tr data-delivery="${delivery.id}">
       <td>${delivery.event}</td>

@@ -45,10 +45,15 @@ ${body}
 </html>`}\n`;
 }
 
+/** A project's dashboard address; its pages hang below it (`/articles`, `/settings`). */
+export function projectPath(projectId: string): string {
+  return `/dashboard/projects/${encodeURIComponent(projectId)}`;
+}
+
 function navigation(context: PageContext, project: ProjectNav | undefined): SafeHtml {
   const link = (href: string, label: string, current: boolean) =>
     html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a></li>`;
-  const base = project ? `/dashboard/projects/${encodeURIComponent(project.id)}` : '';
+  const base = project ? projectPath(project.id) : '';
   return html`<nav aria-label="Main">
     <ul>
       ${link('/dashboard', 'Projects', !project)}

@@ -1,13 +1,22 @@
 import { html } from '@folio/client';
 import type { Project } from '@folio/schema';
-import { csrfField, describedBy, formError, layout, type PageContext, timeTag, typed } from './layout.ts';
+import {
+  csrfField,
+  describedBy,
+  formError,
+  layout,
+  type PageContext,
+  projectPath,
+  timeTag,
+  typed,
+} from './layout.ts';
 
 /** All projects, with a rename form each, and the form that creates one. */
 export function projectsPage(context: PageContext, projects: Project[]): string {
   const { flash, csrfToken } = context;
   const rows = projects.map((project) => {
     const form = `rename-${project.id}`;
-    const path = `/dashboard/projects/${encodeURIComponent(project.id)}`;
+    const path = projectPath(project.id);
     return html`<li class="project">
   <div class="project-head">
     <h3><a href="${path}">${project.name}</a></h3>

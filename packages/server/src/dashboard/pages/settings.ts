@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '@folio/client';
 import type { Project } from '@folio/schema';
-import { csrfField, describedBy, formError, layout, type PageContext, typed } from './layout.ts';
+import { csrfField, describedBy, formError, layout, type PageContext, projectPath, typed } from './layout.ts';
 
 export interface SettingsPageData {
   project: Project;
@@ -27,7 +27,7 @@ function siteCard(
   { flash, csrfToken }: PageContext,
   { project, baseUrl, exampleSlug }: SettingsPageData,
 ): SafeHtml {
-  const base = `/dashboard/projects/${encodeURIComponent(project.id)}`;
+  const base = projectPath(project.id);
   const path = `${project.articlesPath}/${encodeURIComponent(exampleSlug)}`;
   const sitemapEndpoint = `${baseUrl}/api/v1/projects/${encodeURIComponent(project.id)}/content/sitemap`;
   // novalidate: the server's refusal, shown next to the form with what was typed, is the one

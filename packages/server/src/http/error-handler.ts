@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import { missingAdminToken } from '../services/admin-auth.ts';
+import { missingContentKey } from '../services/content-keys.ts';
 import { readBearerToken } from '../services/tokens.ts';
 import { describeValidationErrors, MAX_DETAILS, summarizeDetails } from './validation.ts';
 
@@ -49,12 +51,8 @@ export function handleFrameworkError(
  */
 function missingCredential(error: FastifyError, request: FastifyRequest): AppError | undefined {
   if (error.code !== 'FST_ERR_BAD_URL' || readBearerToken(request.headers.authorization)) return undefined;
-  if (request.url.startsWith('/api/v1/')) {
-    return new AppError('unauthorized', 'Send the content key as "Authorization: Bearer <content key>".');
-  }
-  if (request.url.startsWith('/admin/v1/')) {
-    return new AppError('unauthorized', 'Send the admin token as "Authorization: Bearer <token>".');
-  }
+  if (request.url.startsWith('/api/v1/')) return missingContentKey();
+  if (request.url.startsWith('/admin/v1/')) return missingAdminToken();
   return undefined;
 }
 

@@ -27,9 +27,14 @@ export async function resolveAdminCredential(
   return { hash: stored, generatedToken: stored === hashToken(candidate) ? candidate : undefined };
 }
 
+/** The 401 of a management request that carries no token. */
+export function missingAdminToken(): AppError {
+  return new AppError('unauthorized', 'Send the admin token as "Authorization: Bearer <token>".');
+}
+
 /** 401 unless `token` is the admin token. Content keys and unknown tokens are refused alike. */
 export function verifyAdminToken(credential: AdminCredential, token: string | undefined): void {
-  if (!token) throw new AppError('unauthorized', 'Send the admin token as "Authorization: Bearer <token>".');
+  if (!token) throw missingAdminToken();
   if (!hashesEqual(hashToken(token), credential.hash)) {
     throw new AppError('unauthorized', 'The admin token is not valid.');
   }

@@ -60,6 +60,11 @@ export interface AuthenticatedKey {
   lastUsedAt: number;
 }
 
+/** The 401 of a delivery request that carries no content key. */
+export function missingContentKey(): AppError {
+  return new AppError('unauthorized', 'Send the content key as "Authorization: Bearer <content key>".');
+}
+
 /**
  * Checks a delivery request's key against the project it asks for: 401 for a missing, unknown
  * or revoked key, 403 for a valid key of another project.
@@ -69,9 +74,7 @@ export async function authenticateContentKey(
   token: string | undefined,
   projectId: string,
 ): Promise<AuthenticatedKey> {
-  if (!token) {
-    throw new AppError('unauthorized', 'Send the content key as "Authorization: Bearer <content key>".');
-  }
+  if (!token) throw missingContentKey();
   const found = token.startsWith(CONTENT_KEY_PREFIX)
     ? await keys.findContentKeyWithProject(deps.db, hashToken(token))
     : undefined;

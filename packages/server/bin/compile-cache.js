@@ -7,7 +7,7 @@
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-export const COMPILE_CACHE_DIR = fileURLToPath(
+const COMPILE_CACHE_DIR = fileURLToPath(
   new URL('../../../node_modules/.cache/folio-compile', import.meta.url),
 );
 

@@ -10,7 +10,6 @@ const entries = [
   './main.ts',
   './worker.ts',
   './cli/main.ts',
-  './config.ts',
   './db/postgres.ts',
   './db/postgres-change-token.ts',
   './db/sqlite.ts',

@@ -76,7 +76,13 @@ export interface ResolvedTarget {
   family: 4 | 6;
 }
 
-export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+/** One address a host resolves to, as `dns.lookup` gives it. */
+interface HostAddress {
+  address: string;
+  family: number;
+}
+
+export type Resolver = (hostname: string) => Promise<HostAddress[]>;
 
 const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
 
@@ -92,7 +98,7 @@ export async function checkWebhookUrl(
 ): Promise<void> {
   const { host } = parseWebhookUrl(rawUrl);
   if (options.allowPrivate) return;
-  let addresses: Array<{ address: string; family: number }>;
+  let addresses: HostAddress[];
   try {
     addresses = await addressesOf(host, options.resolve);
   } catch {
@@ -111,7 +117,7 @@ export async function resolveWebhookTarget(
   options: { allowPrivate: boolean; resolve?: Resolver },
 ): Promise<ResolvedTarget> {
   const { url, host } = parseWebhookUrl(rawUrl);
-  let addresses: Array<{ address: string; family: number }>;
+  let addresses: HostAddress[];
   try {
     addresses = await addressesOf(host, options.resolve);
   } catch {
@@ -138,15 +144,12 @@ function parseWebhookUrl(rawUrl: string): { url: URL; host: string } {
   return { url, host: url.hostname.replace(/^\[|\]$/g, '') };
 }
 
-async function addressesOf(
-  host: string,
-  resolve: Resolver | undefined,
-): Promise<Array<{ address: string; family: number }>> {
+async function addressesOf(host: string, resolve: Resolver | undefined): Promise<HostAddress[]> {
   if (net.isIP(host)) return [{ address: host, family: net.isIPv4(host) ? 4 : 6 }];
   return (resolve ?? systemResolver)(host);
 }
 
-function refuseForbidden(addresses: Array<{ address: string; family: number }>): void {
+function refuseForbidden(addresses: HostAddress[]): void {
   for (const { address } of addresses) {
     const reason = forbiddenReason(address);
     if (reason) {

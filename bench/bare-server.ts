@@ -5,7 +5,8 @@ import v8 from 'node:v8';
 /**
  * The runtime's limit: a bare `node:http` server answering pre-built bytes. Run as a child:
  * `bare-server.ts <responses file> <port>`, where the file is a v8-serialized
- * `CapturedResponse[]` taken from Folio. Answers 304 when `If-None-Match` is the ETag.
+ * `CapturedResponse[]` taken from Folio. Answers 304 when `If-None-Match` is the ETag, with the
+ * headers a 304 must repeat (RFC 9110 15.4.5: ETag, Cache-Control, Vary), as Folio does.
  */
 
 /** One response captured from Folio, answered again byte for byte. */
@@ -20,7 +21,15 @@ if (import.meta.main) {
   const [file, port] = process.argv.slice(2);
   const captured = v8.deserialize(fs.readFileSync(file!)) as CapturedResponse[];
   const byPath = new Map(
-    captured.map((r) => [r.path, { ...r, body: Buffer.from(r.body), headers: headersFor(r) }]),
+    captured.map((r) => [
+      r.path,
+      {
+        ...r,
+        body: Buffer.from(r.body),
+        headers: headersFor(r),
+        notModifiedHeaders: notModifiedHeadersFor(r),
+      },
+    ]),
   );
   const server = http.createServer((request, response) => {
     const found = byPath.get(request.url!);
@@ -29,10 +38,7 @@ if (import.meta.main) {
       return;
     }
     if (found.headers.etag !== undefined && request.headers['if-none-match'] === found.headers.etag) {
-      response.writeHead(304, {
-        etag: found.headers.etag,
-        'cache-control': found.headers['cache-control'] ?? '',
-      });
+      response.writeHead(304, found.notModifiedHeaders);
       response.end();
       return;
     }
@@ -46,4 +52,13 @@ if (import.meta.main) {
 
 function headersFor(response: CapturedResponse): Record<string, string> {
   return { ...response.headers, 'content-length': String(response.body.byteLength) };
+}
+
+function notModifiedHeadersFor(response: CapturedResponse): Record<string, string> {
+  const { etag, 'cache-control': cacheControl, vary } = response.headers;
+  return {
+    ...(etag !== undefined ? { etag } : {}),
+    ...(cacheControl !== undefined ? { 'cache-control': cacheControl } : {}),
+    ...(vary !== undefined ? { vary } : {}),
+  };
 }

@@ -240,7 +240,9 @@ async function capture(
 ): Promise<Map<string, CapturedResponse>> {
   const captured = new Map<string, CapturedResponse>();
   for (const p of paths) {
-    const response = await fetch(`${origin}${p}`, { headers });
+    // Identity, as the load asks: fetch would otherwise ask for gzip, and the tags captured, and
+    // revalidated in the 304 case, would be the gzip variant's.
+    const response = await fetch(`${origin}${p}`, { headers: { ...headers, 'accept-encoding': 'identity' } });
     const body = new Uint8Array(await response.arrayBuffer());
     if (response.status !== 200) throw new Error(`GET ${p} answered ${response.status}`);
     const kept: Record<string, string> = {};

@@ -70,6 +70,29 @@ for (const dialect of DIALECTS) {
       else assert.ok(hitsOf(t) - hitsBefore <= 1);
     });
 
+    test('a revalidation with any encoding’s tag, a list, a weak tag or * is answered 304 ready', async () => {
+      const tags = [];
+      for (const encoding of ['identity', 'br', 'gzip']) {
+        const response = await get('', { 'accept-encoding': encoding });
+        await response.arrayBuffer();
+        tags.push(response.headers.get('etag')!);
+      }
+      assert.equal(new Set(tags).size, 3);
+      const held = [...tags, `W/${tags[1]}`, `"stale", ${tags[2]}`, '*'];
+      for (const header of held) await get('', { 'if-none-match': header });
+      const hitsBefore = hitsOf(t);
+      for (const header of held) {
+        const response = await get('', { 'if-none-match': header });
+        assert.equal(response.status, 304, header);
+        assert.equal(response.headers.get('vary'), 'accept-encoding');
+        assert.equal(await response.text(), '');
+      }
+      const stale = await get('', { 'if-none-match': '"stale"' });
+      assert.equal(stale.status, 200);
+      await stale.arrayBuffer();
+      if (dialect === 'sqlite') assert.equal(hitsOf(t) - hitsBefore, held.length + 1);
+    });
+
     test('a revoked key is refused on the very next request', async () => {
       await get('');
       assert.equal((await get('')).status, 200);

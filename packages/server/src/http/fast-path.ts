@@ -6,8 +6,9 @@ import { readBearerToken } from '../services/tokens.ts';
 import { DELIVERY_CACHE_CONTROL } from './caching.ts';
 import {
   type CachedBody,
-  type Encoding,
+  deliveryCacheKey,
   etagFor,
+  heldTag,
   negotiateEncoding,
   type ResponseCache,
 } from './response-cache.ts';
@@ -15,8 +16,8 @@ import {
 // Matches the delivery routes; anything else goes to the full path.
 const DELIVERY = /^\/api\/v1\/projects\/([^/?]+)\/content(?:\/(sitemap|by-slug\/([^/?]+)))?(?:\?(.*))?$/;
 const WHOLE_NUMBER = /^[1-9][0-9]{0,9}$/;
-const ENCODINGS: Encoding[] = ['identity', 'br', 'gzip'];
 const MAX_ROUTES = 10_000;
+const MAX_BEARERS = 10_000;
 
 /**
  * Answers delivery requests whose bytes are already cached, before the HTTP framework sees
@@ -56,14 +57,29 @@ export function createFastPath(options: {
     return route;
   }
 
+  // The token of each Authorization header, parsed once. Each request brings a new header
+  // string; the token found is the same string every time, so the key checks' map finds it
+  // without hashing and comparing a new one.
+  const bearers = new Map<string, string | undefined>();
+  function bearerOf(header: string | undefined): string | undefined {
+    if (header === undefined) return undefined;
+    let bearer = bearers.get(header);
+    if (bearer === undefined && !bearers.has(header)) {
+      bearer = readBearerToken(header);
+      if (bearers.size >= MAX_BEARERS) bearers.clear();
+      bearers.set(header, bearer);
+    }
+    return bearer;
+  }
+
   function lookup(request: IncomingMessage): { check: KeyCheck; entry: CachedBody } | undefined {
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
     const route = routeOf(request.url ?? '');
     if (!route) return undefined;
-    const bearer = readBearerToken(request.headers.authorization);
+    const bearer = bearerOf(request.headers.authorization);
     const check = bearer && options.keys.recent(bearer);
     if (!check || check.project.id !== route.projectId) return undefined;
-    const entry = options.cache.get(`${route.projectId}:${check.project.content_version}:${route.what}`);
+    const entry = options.cache.get(cacheKeyOf(route, check.project.content_version));
     return entry ? { check, entry } : undefined;
   }
 
@@ -90,10 +106,9 @@ export function createFastPath(options: {
 
 /** Writes `entry` as the answer to `request`; false when the full path must answer instead. */
 function answer(request: IncomingMessage, response: ServerResponse, entry: CachedBody): boolean {
-  const held = request.headers['if-none-match'];
-  if (held) {
-    const matched = held === entry.etag ? held : matchingTag(entry, held);
-    if (!matched) return false;
+  // A tag that is not current gets the whole answer, as on the full path.
+  const matched = heldTag(entry, request.headers['if-none-match']);
+  if (matched) {
     response.writeHead(304, {
       etag: matched,
       'cache-control': DELIVERY_CACHE_CONTROL,
@@ -121,18 +136,22 @@ function answer(request: IncomingMessage, response: ServerResponse, entry: Cache
   return true;
 }
 
-/** The tag of `entry` (in any encoding) that an `If-None-Match` list names, if any. */
-function matchingTag(entry: CachedBody, held: string): string | undefined {
-  const tags = ENCODINGS.map((encoding) => etagFor(entry, encoding));
-  if (held.trim() === '*') return tags[0];
-  const candidates = held.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-  return tags.find((tag) => candidates.includes(tag));
-}
-
 /** A delivery URL's project and the cache key part of what it asks for. */
 interface Route {
   projectId: string;
   what: string;
+  /**
+   * The cache key for the last content version asked: the same string while the version stays,
+   * so a hit neither concatenates nor hashes a new key.
+   */
+  key?: { version: number; text: string };
+}
+
+function cacheKeyOf(route: Route, version: number): string {
+  if (route.key?.version !== version) {
+    route.key = { version, text: deliveryCacheKey(route.projectId, version, route.what) };
+  }
+  return route.key.text;
 }
 
 function parseRoute(url: string): Route | null {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { createResponseCache, etagFor, negotiateEncoding } from './response-cache.ts';
+import { createResponseCache, etagFor, heldTag, negotiateEncoding } from './response-cache.ts';
 
 describe('response cache', () => {
   test('keeps at most maxBytes, dropping the least recently used first', () => {
@@ -68,5 +68,39 @@ describe('Accept-Encoding negotiation', () => {
     assert.equal(negotiateEncoding('*;q=0, gzip'), 'gzip');
     assert.equal(negotiateEncoding('identity'), 'identity');
     assert.equal(negotiateEncoding('deflate'), 'identity');
+  });
+
+  test('answers stay right when asked again, and once more headers were seen than are kept', () => {
+    const headers = Array.from({ length: 2_500 }, (_, i) => `gzip;q=0.${i % 9}, x-${i}`);
+    for (let pass = 0; pass < 2; pass++) {
+      assert.equal(negotiateEncoding('gzip, deflate, br, zstd'), 'br');
+      assert.equal(negotiateEncoding('br;q=0, gzip;q=0'), 'identity');
+      for (const [i, header] of headers.entries())
+        assert.equal(negotiateEncoding(header), i % 9 === 0 ? 'identity' : 'gzip', header);
+    }
+  });
+});
+
+describe('If-None-Match', () => {
+  const entry = createResponseCache(1024).put('k', '{"a":1}');
+  const identity = etagFor(entry, 'identity');
+  const br = etagFor(entry, 'br');
+  const gzip = etagFor(entry, 'gzip');
+
+  test('names the tag held, in whichever encoding it was sent', () => {
+    assert.equal(heldTag(entry, identity), identity);
+    assert.equal(heldTag(entry, br), br);
+    assert.equal(heldTag(entry, gzip), gzip);
+    assert.equal(new Set([identity, br, gzip]).size, 3);
+  });
+
+  test('weak comparison, lists and * match; other tags and no header do not', () => {
+    assert.equal(heldTag(entry, `W/${gzip}`), gzip);
+    assert.equal(heldTag(entry, `"other",  ${br} `), br);
+    assert.equal(heldTag(entry, ' * '), identity);
+    assert.equal(heldTag(entry, '"other"'), undefined);
+    assert.equal(heldTag(entry, `${identity.slice(0, -2)}"`), undefined);
+    assert.equal(heldTag(entry, ''), undefined);
+    assert.equal(heldTag(entry, undefined), undefined);
   });
 });

@@ -10,7 +10,9 @@ export type Encoding = 'br' | 'gzip' | 'identity';
 /** A response body built once, with its compressed variants made on first demand. */
 export interface CachedBody {
   body: Buffer;
+  /** The identity tag; `tags` holds it with the compressed variants' tags. */
   etag: string;
+  tags: Readonly<Record<Encoding, string>>;
   variants: Partial<Record<Exclude<Encoding, 'identity'>, Buffer>>;
   /** Bytes held, all variants included. */
   size: number;
@@ -25,7 +27,35 @@ export interface CachedBody {
  * all derived from the identity tag so a revalidation can match any of them.
  */
 export function etagFor(entry: CachedBody, encoding: Encoding): string {
-  return encoding === 'identity' ? entry.etag : `${entry.etag.slice(0, -1)}-${encoding}"`;
+  return entry.tags[encoding];
+}
+
+/** Made once per entry: a cached answer otherwise built a new tag string on every request. */
+function tagsOf(etag: string): Record<Encoding, string> {
+  const variant = (encoding: Encoding) => `${etag.slice(0, -1)}-${encoding}"`;
+  return { identity: etag, br: variant('br'), gzip: variant('gzip') };
+}
+
+/**
+ * The tag of `entry`, in any of its encodings, that an `If-None-Match` header names, if any
+ * (RFC 9110: weak comparison; `*` matches any current version). A single exact tag, what
+ * browsers, CDNs and the SDK send, is matched without parsing a list.
+ */
+export function heldTag(entry: CachedBody, header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const { tags } = entry;
+  if (header === tags.identity || header === tags.br || header === tags.gzip) return header;
+  if (header.trim() === '*') return tags.identity;
+  const held = header.split(',').map((candidate) => candidate.trim().replace(/^W\//, ''));
+  return [tags.identity, tags.br, tags.gzip].find((tag) => held.includes(tag));
+}
+
+/**
+ * The response cache's key for a delivery answer: a function of the project's content version,
+ * which every served change bumps.
+ */
+export function deliveryCacheKey(projectId: string, contentVersion: number, what: string): string {
+  return `${projectId}:${contentVersion}:${what}`;
 }
 
 /** Below this, compression saves less than its headers cost. */
@@ -82,6 +112,7 @@ export function createResponseCache(maxBytes: number): ResponseCache {
       const entry: CachedBody = {
         body,
         etag,
+        tags: tagsOf(etag),
         variants: {},
         size: body.length,
         key: stored ? key : undefined,
@@ -137,6 +168,20 @@ export function createResponseCache(maxBytes: number): ResponseCache {
  */
 export function negotiateEncoding(header: string | undefined): Encoding {
   if (!header) return 'identity';
+  // Clients send the same few headers on every request; parsing one is most of a cached answer.
+  let encoding = negotiated.get(header);
+  if (encoding === undefined) {
+    encoding = parseAcceptEncoding(header);
+    if (negotiated.size >= MAX_NEGOTIATED) negotiated.clear();
+    negotiated.set(header, encoding);
+  }
+  return encoding;
+}
+
+const negotiated = new Map<string, Encoding>();
+const MAX_NEGOTIATED = 1_000;
+
+function parseAcceptEncoding(header: string): Encoding {
   const weights = new Map<string, number>();
   for (const part of header.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');

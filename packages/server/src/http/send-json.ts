@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type CachedBody, etagFor, negotiateEncoding, type ResponseCache } from './response-cache.ts';
+import { etagFor, heldTag, negotiateEncoding, type ResponseCache } from './response-cache.ts';
 
 /**
  * Sends a JSON body from the response cache, building it on a miss. The body's bytes are made
@@ -16,7 +16,7 @@ export async function sendJson(
   const entry = (key !== undefined ? cache.get(key) : undefined) ?? cache.put(key, await build());
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('vary', 'accept-encoding');
-  const held = revalidatedTag(request.headers['if-none-match'], entry);
+  const held = heldTag(entry, request.headers['if-none-match']);
   if (held) {
     // The conditional-GET hook answers 304 for this tag; no need to compress anything.
     reply.header('etag', held);
@@ -29,14 +29,3 @@ export async function sendJson(
   reply.header('etag', etagFor(entry, encoding));
   return reply.send(bytes);
 }
-
-/** The tag the client holds, if it is one of this body's encodings. */
-function revalidatedTag(header: string | undefined, entry: CachedBody): string | undefined {
-  if (!header) return undefined;
-  const tags = ENCODINGS.map((encoding) => etagFor(entry, encoding));
-  if (header.trim() === '*') return tags[0];
-  const held = header.split(',').map((candidate) => candidate.trim().replace(/^W\//, ''));
-  return tags.find((tag) => held.includes(tag));
-}
-
-const ENCODINGS = ['identity', 'br', 'gzip'] as const;

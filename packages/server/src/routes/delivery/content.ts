@@ -9,7 +9,7 @@ import {
 } from '@folio/schema';
 import { Type } from '@sinclair/typebox';
 import type { ProjectRow } from '../../db/tables.ts';
-import type { ResponseCache } from '../../http/response-cache.ts';
+import { deliveryCacheKey, type ResponseCache } from '../../http/response-cache.ts';
 import { sendJson } from '../../http/send-json.ts';
 import { sendJsonStream } from '../../http/send-stream.ts';
 import {
@@ -41,10 +41,9 @@ export function deliveryRoutes(
       projects.set(request, key.project);
     });
     const projectOf = (request: object) => projects.get(request)!;
-    // Every answer is a function of the project's content version, which any served change bumps.
     const keyOf = (request: object, what: string) => {
       const project = projectOf(request);
-      return `${project.id}:${project.content_version}:${what}`;
+      return deliveryCacheKey(project.id, project.content_version, what);
     };
 
     app.get(

@@ -4,6 +4,7 @@ import type { ChangeWatch } from '../services/change-watch.ts';
 import type { KeyCheck, KeyChecks } from '../services/key-checks.ts';
 import { readBearerToken } from '../services/tokens.ts';
 import { DELIVERY_CACHE_CONTROL } from './caching.ts';
+import { memoize } from './memoize.ts';
 import {
   type CachedBody,
   deliveryCacheKey,
@@ -46,37 +47,17 @@ export function createFastPath(options: {
   let hits = 0;
 
   // What each URL asks for, parsed once: a hit is otherwise mostly regular expressions.
-  const routes = new Map<string, Route | null>();
-  function routeOf(url: string): Route | null {
-    let route = routes.get(url);
-    if (route === undefined) {
-      route = parseRoute(url);
-      if (routes.size >= MAX_ROUTES) routes.clear();
-      routes.set(url, route);
-    }
-    return route;
-  }
-
-  // The token of each Authorization header, parsed once. Each request brings a new header
-  // string; the token found is the same string every time, so the key checks' map finds it
-  // without hashing and comparing a new one.
-  const bearers = new Map<string, string | undefined>();
-  function bearerOf(header: string | undefined): string | undefined {
-    if (header === undefined) return undefined;
-    let bearer = bearers.get(header);
-    if (bearer === undefined && !bearers.has(header)) {
-      bearer = readBearerToken(header);
-      if (bearers.size >= MAX_BEARERS) bearers.clear();
-      bearers.set(header, bearer);
-    }
-    return bearer;
-  }
+  const routeOf = memoize(MAX_ROUTES, parseRoute);
+  // The token of each Authorization header, parsed once. The token found is then the same
+  // string every time, so the key checks' map finds it without hashing and comparing a new one.
+  const bearerOf = memoize(MAX_BEARERS, readBearerToken);
 
   function lookup(request: IncomingMessage): { check: KeyCheck; entry: CachedBody } | undefined {
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
     const route = routeOf(request.url ?? '');
     if (!route) return undefined;
-    const bearer = bearerOf(request.headers.authorization);
+    const header = request.headers.authorization;
+    const bearer = header === undefined ? undefined : bearerOf(header);
     const check = bearer && options.keys.recent(bearer);
     if (!check || check.project.id !== route.projectId) return undefined;
     const entry = options.cache.get(cacheKeyOf(route, check.project.content_version));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
+import { memoize } from './memoize.ts';
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -167,19 +168,11 @@ export function createResponseCache(maxBytes: number): ResponseCache {
  * `*` stands for any coding not named.
  */
 export function negotiateEncoding(header: string | undefined): Encoding {
-  if (!header) return 'identity';
-  // Clients send the same few headers on every request; parsing one is most of a cached answer.
-  let encoding = negotiated.get(header);
-  if (encoding === undefined) {
-    encoding = parseAcceptEncoding(header);
-    if (negotiated.size >= MAX_NEGOTIATED) negotiated.clear();
-    negotiated.set(header, encoding);
-  }
-  return encoding;
+  return header ? negotiated(header) : 'identity';
 }
 
-const negotiated = new Map<string, Encoding>();
-const MAX_NEGOTIATED = 1_000;
+// Clients send the same few headers on every request; parsing one is most of a cached answer.
+const negotiated = memoize(1_000, parseAcceptEncoding);
 
 function parseAcceptEncoding(header: string): Encoding {
   const weights = new Map<string, number>();

@@ -11,8 +11,7 @@ export type Encoding = 'br' | 'gzip' | 'identity';
 /** A response body built once, with its compressed variants made on first demand. */
 export interface CachedBody {
   body: Buffer;
-  /** The identity tag; `tags` holds it with the compressed variants' tags. */
-  etag: string;
+  /** The strong tag of each encoding (see `etagFor`). */
   tags: Readonly<Record<Encoding, string>>;
   variants: Partial<Record<Exclude<Encoding, 'identity'>, Buffer>>;
   /** Bytes held, all variants included. */
@@ -112,7 +111,6 @@ export function createResponseCache(maxBytes: number): ResponseCache {
       const stored = key !== undefined && maxBytes > 0 && body.length <= maxBytes;
       const entry: CachedBody = {
         body,
-        etag,
         tags: tagsOf(etag),
         variants: {},
         size: body.length,

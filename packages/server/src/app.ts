@@ -5,7 +5,7 @@ import { blocksJsonSchema } from '@folio/schema';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { dashboardRoutes } from './dashboard/routes.ts';
-import type { ChangeToken } from './db/connect.ts';
+import type { ChangeFeed, ChangeToken } from './db/connect.ts';
 import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
 import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
@@ -45,6 +45,12 @@ export interface AppOptions {
    * answers for it are sent before the framework runs, until anything is written anywhere.
    */
   changeToken?: ChangeToken;
+  /**
+   * What this process learns of commits made anywhere: with it, a cached answer needs no
+   * database read while the feed holds its lease, and a write answers only once every server
+   * process serves it.
+   */
+  changeFeed?: ChangeFeed;
   /** A pino logger; none means silent (tests). */
   logger?: FastifyBaseLogger;
 }
@@ -60,7 +66,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const blocksSchema = blocksJsonSchema(options.baseUrl);
 
   const cache = createResponseCache(options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES);
-  const watch = options.changeToken ? createChangeWatch(options.changeToken) : undefined;
+  const feed = options.changeFeed;
+  const watch = options.changeToken ? createChangeWatch(options.changeToken, feed?.known) : undefined;
   const keys = createKeyChecks(deps, watch);
   // Without a cache nothing is ever ready.
   const fastPath = watch && cache.maxBytes > 0 ? createFastPath({ cache, watch, keys }) : undefined;
@@ -84,6 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installJsonBodyParser(app);
   installErrorHandling(app);
   installConditionalGets(app);
+  if (feed) settleWrites(app, feed);
 
   await app.register(swagger, {
     openapi: {
@@ -115,4 +123,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     dashboardRoutes({ deps, credential: options.adminCredential, baseUrl: options.baseUrl }),
   );
   return app;
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A request that may have written is answered only once every server process serves what it
+ * wrote: its client may next ask any of them.
+ */
+function settleWrites(app: FastifyInstance, feed: ChangeFeed): void {
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (!READS.has(request.method)) await feed.settle();
+    return payload;
+  });
 }

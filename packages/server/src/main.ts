@@ -14,7 +14,7 @@ const SHORT_ADMIN_TOKEN = 16;
 
 /** The server: HTTP APIs and the webhook dispatcher in one process. */
 export async function start(config: Config): Promise<void> {
-  const { logger, database, webhooks, dispatcher } = await openRuntime(config);
+  const { logger, database, changeFeed, webhooks, dispatcher } = await openRuntime(config, true);
   const deps: ServiceDeps = { db: database.db, now: Date.now, webhooks };
   const adminCredential = await resolveAdminCredential(deps, config.adminToken);
   if (config.adminToken !== undefined && config.adminToken.length < SHORT_ADMIN_TOKEN) {
@@ -33,6 +33,7 @@ export async function start(config: Config): Promise<void> {
     onCommit: () => dispatcher.wake(),
     responseCacheBytes: config.responseCacheBytes,
     changeToken: database.changeToken,
+    changeFeed,
   });
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();
@@ -43,6 +44,7 @@ export async function start(config: Config): Promise<void> {
     async () => {
       await app.close();
       await dispatcher.stop(SHUTDOWN_GRACE_MS);
+      await changeFeed.close();
       await database.db.destroy();
     },
     SHUTDOWN_GRACE_MS,

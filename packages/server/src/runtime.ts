@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { type DatabaseHandle, openDatabase } from './db/connect.ts';
+import { type ChangeFeed, type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import type { WebhookPolicy } from './services/deps.ts';
@@ -10,19 +10,25 @@ import { createSecretBox } from './webhooks/secret-box.ts';
 
 export const WEBHOOK_USER_AGENT = `Folio-Webhooks/${FOLIO_VERSION}`;
 
-/** What a server or worker process runs on: a migrated database, the webhook policy, the dispatcher. */
+/**
+ * What a server or worker process runs on: a migrated database, what it learns of other
+ * processes' commits, the webhook policy, the dispatcher.
+ */
 export interface Runtime {
   logger: Logger;
   database: DatabaseHandle;
+  changeFeed: ChangeFeed;
   webhooks: WebhookPolicy;
   dispatcher: Dispatcher;
 }
 
-export async function openRuntime(config: Config): Promise<Runtime> {
+/** `serving`: the process answers HTTP requests from cached bytes (a server, not a worker). */
+export async function openRuntime(config: Config, serving: boolean): Promise<Runtime> {
   const logger = createLogger();
   const database = await openDatabase(config);
   const applied = await migrateToLatest(database.db, database.dialect);
   logger.info({ database: database.dialect, location: database.location, applied }, 'database ready');
+  const changeFeed = await database.follow({ serving, warn: (message) => logger.warn(message) });
   const webhooks: WebhookPolicy = {
     allowPrivate: config.webhookAllowPrivate,
     secretBox: createSecretBox(config.secretKey),
@@ -37,8 +43,9 @@ export async function openRuntime(config: Config): Promise<Runtime> {
     secretBox: webhooks.secretBox,
     userAgent: WEBHOOK_USER_AGENT,
     logger: logger.child({ component: 'webhooks' }),
+    settle: changeFeed.settle,
   });
-  return { logger, database, webhooks, dispatcher };
+  return { logger, database, changeFeed, webhooks, dispatcher };
 }
 
 /** Runs `shutdown` once on SIGTERM or SIGINT, then exits; a stuck shutdown is cut short. */

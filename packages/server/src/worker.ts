@@ -6,13 +6,14 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Only the webhook dispatcher, for operators who run delivery apart from the HTTP servers. */
 export async function startWorker(config: Config): Promise<void> {
-  const { logger, database, dispatcher } = await openRuntime(config);
+  const { logger, database, changeFeed, dispatcher } = await openRuntime(config, false);
   dispatcher.start();
   logger.info('webhook worker running');
   onSignals(
     logger,
     async () => {
       await dispatcher.stop(SHUTDOWN_GRACE_MS);
+      await changeFeed.close();
       await database.db.destroy();
     },
     SHUTDOWN_GRACE_MS,

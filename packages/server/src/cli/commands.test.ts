@@ -35,6 +35,7 @@ for (const dialect of DIALECTS) {
         '0003-served-articles',
         '0004-dashboard-sessions',
         '0005-covering-published-order',
+        '0006-change-feed',
       ]);
       assert.equal(first.json().database, dialect);
       const again = await folio('migrate');

@@ -1,6 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type Config, loadConfig } from '../config.ts';
-import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
+import { type ChangeFeed, type DatabaseHandle, openDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import type { ServiceDeps } from '../services/deps.ts';
@@ -90,7 +90,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
 /** The context a runner hands to a command; `close()` releases the database if it was opened. */
 export function createContext(io: CliIo, json: boolean): CommandContext & { close(): Promise<void> } {
   let config: Config | undefined;
-  let database: Promise<{ handle: DatabaseHandle; deps: ServiceDeps }> | undefined;
+  let database: Promise<Opened> | undefined;
   const context = {
     io,
     json,
@@ -106,16 +106,29 @@ export function createContext(io: CliIo, json: boolean): CommandContext & { clos
       io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text()}\n`);
     },
     async close() {
-      if (database) await (await database).handle.db.destroy();
+      if (!database) return;
+      const { handle, feed } = await database;
+      // The command's writes are served by every server process before the command returns.
+      await feed.settle();
+      await feed.close();
+      await handle.db.destroy();
     },
   };
   return context;
 }
 
-async function openMigrated(config: Config): Promise<{ handle: DatabaseHandle; deps: ServiceDeps }> {
+interface Opened {
+  handle: DatabaseHandle;
+  feed: ChangeFeed;
+  deps: ServiceDeps;
+}
+
+async function openMigrated(config: Config): Promise<Opened> {
   const handle = await openDatabase({ ...config, poolSize: 2 });
+  let feed: ChangeFeed;
   try {
     await migrateToLatest(handle.db, handle.dialect);
+    feed = await handle.follow({ serving: false });
   } catch (error) {
     await handle.db.destroy();
     throw error;
@@ -125,7 +138,7 @@ async function openMigrated(config: Config): Promise<{ handle: DatabaseHandle; d
     now: Date.now,
     webhooks: { allowPrivate: config.webhookAllowPrivate, secretBox: createSecretBox(config.secretKey) },
   };
-  return { handle, deps };
+  return { handle, feed, deps };
 }
 
 /**

@@ -12,7 +12,35 @@ export interface DatabaseHandle {
   location: string;
   /** A cheap token that changes on every commit by any process (see `http/fast-path.ts`). */
   changeToken: ChangeToken;
+  /**
+   * Starts following commits made anywhere; call it once the database is migrated. A serving
+   * process holds a lease and answers barriers; a CLI or worker only waits for them.
+   */
+  follow(options: { serving: boolean; warn?: (message: string) => void }): Promise<ChangeFeed>;
 }
+
+/** What a process learns of commits made by any process (see `db/postgres-change-feed.ts`). */
+export interface ChangeFeed {
+  /**
+   * A change token known without reading the database: only while every writer is sure to
+   * wait for this process to take its commit in. Otherwise undefined: read `changeToken`.
+   */
+  known(): string | undefined;
+  /**
+   * Resolves once every serving process answers from data that includes each commit that
+   * finished before the call. A write settles before it answers; a webhook before it is sent.
+   */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// SQLite: every process reads the file's own change counter before it answers, so a commit is
+// seen everywhere the moment it finishes.
+export const IMMEDIATE_FEED: ChangeFeed = {
+  known: () => undefined,
+  settle: () => Promise.resolve(),
+  close: () => Promise.resolve(),
+};
 
 /** Reads the database's change token: synchronously on SQLite, with one query on PostgreSQL. */
 export type ChangeToken = () => string | Promise<string>;
@@ -29,10 +57,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   if (options.databaseUrl) {
     const { connectPostgres } = await import('./postgres.ts');
     const { postgresChangeToken } = await import('./postgres-change-token.ts');
+    const { followPostgres } = await import('./postgres-change-feed.ts');
     const { dialect, pool } = connectPostgres(options.databaseUrl, options.poolSize);
+    const connectionString = options.databaseUrl;
     return {
       db: new Kysely<Database>({ dialect }),
       changeToken: postgresChangeToken(pool),
+      follow: (feed) => followPostgres({ connectionString, pool, ...feed }),
       dialect: 'postgres',
       location: redact(options.databaseUrl),
     };
@@ -43,6 +74,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return {
     db: new Kysely<Database>({ dialect: sqlite.dialect }),
     changeToken: sqlite.changeToken,
+    follow: () => Promise.resolve(IMMEDIATE_FEED),
     dialect: 'sqlite',
     location: file,
   };

@@ -21,6 +21,7 @@ for (const dialect of DIALECTS) {
           '0003-served-articles',
           '0004-dashboard-sessions',
           '0005-covering-published-order',
+          '0006-change-feed',
         ]);
         assert.deepEqual(await migrateToLatest(database.db, dialect), []);
         const tables = (await database.db.introspection.getTables()).map((table) => table.name);
@@ -54,6 +55,7 @@ for (const dialect of DIALECTS) {
             '0003-served-articles',
             '0004-dashboard-sessions',
             '0005-covering-published-order',
+            '0006-change-feed',
           ],
           'applied exactly once',
         );

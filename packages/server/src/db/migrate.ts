@@ -5,6 +5,7 @@ import * as m0002 from './migrations/0002-webhooks.ts';
 import * as m0003 from './migrations/0003-served-articles.ts';
 import * as m0004 from './migrations/0004-dashboard-sessions.ts';
 import * as m0005 from './migrations/0005-covering-published-order.ts';
+import * as m0006 from './migrations/0006-change-feed.ts';
 
 /** Every migration, in order. Names are permanent: they are recorded in the database. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-served-articles': m0003,
   '0004-dashboard-sessions': m0004,
   '0005-covering-published-order': m0005,
+  '0006-change-feed': m0006,
 };
 
 // Any constant shared by all Folio processes; it names the lock, nothing else.

@@ -80,4 +80,22 @@ describe('change watch', () => {
     source.reads[1]!.resolve('ok');
     assert.equal(await next, 'ok');
   });
+
+  test('a token known without a read is given at once; without one, callers read as before', async () => {
+    const source = manualSource();
+    let known: string | undefined = 'feed:1';
+    const watch = createChangeWatch(source.read, () => known);
+    const seen: Array<string | undefined> = [];
+    watch.later((token) => seen.push(token));
+    assert.deepEqual(seen, ['feed:1'], 'answered in the same turn');
+    assert.equal(await watch.current(), 'feed:1');
+    await turn();
+    assert.equal(source.reads.length, 0, 'the database was not asked');
+    known = undefined;
+    const waited = watch.current();
+    await turn();
+    assert.equal(source.reads.length, 1);
+    source.reads[0]!.resolve('lsn');
+    assert.equal(await waited, 'lsn');
+  });
 });

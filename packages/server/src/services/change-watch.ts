@@ -19,7 +19,11 @@ export interface ChangeWatch {
   current(): Promise<string | undefined>;
 }
 
-export function createChangeWatch(read: ChangeToken): ChangeWatch {
+/**
+ * `known` gives a token without reading anything, when there is one (a PostgreSQL change feed
+ * holding its lease): callers then get it at once, and the database is not asked.
+ */
+export function createChangeWatch(read: ChangeToken, known?: () => string | undefined): ChangeWatch {
   let waiters: Array<(token: string | undefined) => void> = [];
   let scheduled = false;
   let reading = false;
@@ -51,6 +55,11 @@ export function createChangeWatch(read: ChangeToken): ChangeWatch {
   }
 
   function later(then: (token: string | undefined) => void): void {
+    const token = known?.();
+    if (token !== undefined) {
+      then(token);
+      return;
+    }
     waiters.push(then);
     schedule();
   }
@@ -58,6 +67,8 @@ export function createChangeWatch(read: ChangeToken): ChangeWatch {
   return {
     later,
     current() {
+      const token = known?.();
+      if (token !== undefined) return Promise.resolve(token);
       if (!synchronous) return new Promise(later);
       try {
         return Promise.resolve(read() as string);

@@ -5,8 +5,9 @@ import path from 'node:path';
 import { after } from 'node:test';
 import { Kysely } from 'kysely';
 import pg from 'pg';
-import type { ChangeToken, DialectName } from '../db/connect.ts';
+import { type ChangeFeed, type ChangeToken, type DialectName, IMMEDIATE_FEED } from '../db/connect.ts';
 import { connectPostgres } from '../db/postgres.ts';
+import { followPostgres } from '../db/postgres-change-feed.ts';
 import { postgresChangeToken } from '../db/postgres-change-token.ts';
 import { openSqlite } from '../db/sqlite.ts';
 import type { Database } from '../db/tables.ts';
@@ -83,6 +84,8 @@ export interface TestDatabase {
   connectAgain(): Kysely<Database>;
   /** The change token of `db`'s database. */
   changeToken: ChangeToken;
+  /** Follows commits as a server process does (call once migrated); closed with the database. */
+  follow(options: { serving: boolean }): Promise<ChangeFeed>;
   close(): Promise<void>;
 }
 
@@ -93,7 +96,9 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     handles.push(db);
     return db;
   };
+  const feeds: ChangeFeed[] = [];
   const close = async () => {
+    for (const feed of feeds.splice(0)) await feed.close();
     for (const handle of handles.splice(0)) await handle.destroy();
   };
 
@@ -105,6 +110,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     return {
       db: track(new Kysely<Database>({ dialect: first.dialect })),
       changeToken: first.changeToken,
+      follow: () => Promise.resolve(IMMEDIATE_FEED),
       dialect,
       location: { databaseUrl: undefined, dataDir },
       connectAgain: connect,
@@ -132,6 +138,11 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   return {
     db,
     changeToken: postgresChangeToken(pool),
+    follow: async ({ serving }) => {
+      const feed = await followPostgres({ connectionString: databaseUrl, pool, serving });
+      feeds.push(feed);
+      return feed;
+    },
     dialect,
     location: { databaseUrl, dataDir: os.tmpdir() },
     connectAgain: () => connect().db,

@@ -2,7 +2,7 @@ import type { ArticleInput, Block, Project } from '@folio/schema';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp } from '../app.ts';
-import type { DialectName } from '../db/connect.ts';
+import type { ChangeFeed, DialectName } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import type { Database } from '../db/tables.ts';
 import { resolveAdminCredential } from '../services/admin-auth.ts';
@@ -39,6 +39,10 @@ export interface TestApp {
   clock: TestClock;
   /** A dispatcher on the same database and clock; not started: drive it with `runOnce()`. */
   dispatcher: Dispatcher;
+  /** What the app learns of commits made anywhere (PostgreSQL; immediate on SQLite). */
+  changeFeed: ChangeFeed;
+  /** How often the app has read the database's change token. */
+  tokenReads(): number;
   /** A request with the admin token. */
   admin(method: InjectOptions['method'], url: string, body?: unknown): Promise<LightMyRequestResponse>;
   /** A delivery request with a content key. */
@@ -71,6 +75,10 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
   const database = await createTestDatabase(dialect);
   await migrateToLatest(database.db, dialect);
   const clock = createClock(options.clockStart);
+  // As a server process runs: on PostgreSQL, following commits made anywhere.
+  const changeFeed = await database.follow({ serving: true });
+  if (dialect === 'postgres') await trusted(changeFeed);
+  let tokenReads = 0;
   const webhooks: WebhookPolicy = {
     allowPrivate: true,
     secretBox: createSecretBox(undefined),
@@ -86,6 +94,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     allowPrivate: webhooks.allowPrivate,
     secretBox: webhooks.secretBox,
     userAgent: 'Folio-Webhooks/test',
+    settle: changeFeed.settle,
     ...options.dispatcher,
   });
   const adminCredential = await resolveAdminCredential({ db: database.db, now: clock.now }, ADMIN_TOKEN);
@@ -95,7 +104,11 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     adminCredential,
     now: clock.now,
     webhooks,
-    changeToken: database.changeToken,
+    changeToken: () => {
+      tokenReads++;
+      return database.changeToken();
+    },
+    changeFeed,
   });
 
   const admin: TestApp['admin'] = (method, url, body) =>
@@ -119,6 +132,8 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     database,
     clock,
     dispatcher,
+    changeFeed,
+    tokenReads: () => tokenReads,
     admin,
     deliver: (key, url, headers = {}) =>
       app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}`, ...headers } }),
@@ -168,4 +183,13 @@ export function newArticle(overrides: Partial<ArticleInput> = {}): ArticleInput 
 
 export function paragraph(text: string): Block {
   return { type: 'paragraph', content: [{ text }] };
+}
+
+/** Waits until `feed` holds its lease, so cached answers do not depend on when a test starts. */
+async function trusted(feed: ChangeFeed): Promise<void> {
+  const until = Date.now() + 10_000;
+  while (feed.known() === undefined) {
+    if (Date.now() > until) throw new Error('the change feed did not confirm its lease within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }

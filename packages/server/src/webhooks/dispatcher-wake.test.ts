@@ -28,3 +28,33 @@ test('a wake-up that arrives while the dispatcher is claiming is not lost', asyn
   const [request] = await receiver.waitFor(1, 3_000);
   assert.equal(request?.json.event, 'content.created');
 });
+
+test('a delivery is sent only once every server process serves its change', async (t) => {
+  let settles = 0;
+  const settled = Promise.withResolvers<void>();
+  const app = await createTestApp('sqlite', {
+    clockStart: Date.now(),
+    dispatcher: {
+      settle: () => {
+        settles++;
+        return settled.promise;
+      },
+    },
+  });
+  const receiver = await startReceiver();
+  t.after(async () => {
+    settled.resolve();
+    await receiver.close();
+    await app.close();
+  });
+  const project = await app.createProject();
+  await app.admin('PUT', `/admin/v1/projects/${project.id}/webhook`, { url: receiver.url });
+  await app.putArticle(project.id, 'held', newArticle({ published: true }));
+  const run = app.dispatcher.runOnce();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(settles, 1);
+  assert.equal(receiver.received.length, 0, 'nothing sent before the change is served everywhere');
+  settled.resolve();
+  assert.equal(await run, 1);
+  assert.equal(receiver.received[0]?.json.event, 'content.created');
+});

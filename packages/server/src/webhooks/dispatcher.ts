@@ -36,6 +36,11 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** Deliveries in flight at once per project, so one slow receiver cannot take every slot. */
   perProjectConcurrency?: number;
+  /**
+   * Waits until every server process serves each commit made so far (the change feed's
+   * `settle`): a receiver that refetches on a delivery must get the change, from any of them.
+   */
+  settle?: () => Promise<void>;
 }
 
 export interface Dispatcher {
@@ -88,6 +93,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const picked = pickWithinLimits(due, free, perProject, perProjectConcurrency);
       return leaseDeliveries(trx, picked, { token, until: at + leaseMs, now: at });
     });
+    if (claimed.length > 0) await options.settle?.();
     return claimed.map((delivery) => ({ delivery, token }));
   }
 

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
+import type { ChangeFeed } from './connect.ts';
+import { migrateToLatest } from './migrate.ts';
+import { connectPostgres } from './postgres.ts';
+import { followPostgres } from './postgres-change-feed.ts';
+
+const LEASE_MS = 600;
+
+/** Polls `check` until it holds, failing after `ms`. */
+async function eventually(check: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) assert.fail(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('the PostgreSQL change feed', { skip: !DIALECTS.includes('postgres') }, () => {
+  let database: TestDatabase;
+  let url: string;
+  const opened: Array<{ close(): Promise<void> }> = [];
+
+  beforeEach(async () => {
+    database = await createTestDatabase('postgres');
+    await migrateToLatest(database.db, 'postgres');
+    url = database.location.databaseUrl!;
+  });
+  afterEach(async () => {
+    for (const handle of opened.splice(0).reverse()) await handle.close();
+    await database.close();
+  });
+
+  async function follow(serving: boolean, leaseMs = LEASE_MS): Promise<ChangeFeed> {
+    const { pool } = connectPostgres(url, 2);
+    opened.push({ close: () => pool.end() });
+    const feed = await followPostgres({ connectionString: url, pool, serving, leaseMs });
+    opened.push(feed);
+    return feed;
+  }
+
+  /** A raw connection on the feed's channel that records what it hears. */
+  async function eavesdrop(): Promise<{ client: pg.Client; channel: string; heard: string[] }> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    opened.push({ close: () => client.end() });
+    const { rows } = await client.query<{ schema: string }>('select current_schema() as schema');
+    const channel = `folio:${rows[0]!.schema}`;
+    const heard: string[] = [];
+    client.on('notification', (message) => heard.push(message.payload ?? ''));
+    await client.query(`listen ${client.escapeIdentifier(channel)}`);
+    return { client, channel, heard };
+  }
+
+  async function trusted(feed: ChangeFeed): Promise<string> {
+    await eventually(() => feed.known() !== undefined, 'the lease is confirmed');
+    return feed.known()!;
+  }
+
+  test('a serving process trusts its token once its lease is confirmed; a writer-only one never does', async () => {
+    const server = await follow(true);
+    const cli = await follow(false);
+    await trusted(server);
+    await cli.settle();
+    assert.equal(cli.known(), undefined);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from folio_instances`.execute(
+      database.db,
+    );
+    assert.equal(rows[0]!.n, 1, 'only the serving process holds a lease');
+  });
+
+  test('each write to what answers are built from moves the token before settle() returns; a key being used does not', async () => {
+    const server = await follow(true);
+    const writer = await follow(false);
+    const other = database.connectAgain();
+    let last = await trusted(server);
+    const moves = async (statement: ReturnType<typeof sql>, expected: boolean, what: string) => {
+      await statement.execute(other);
+      await writer.settle();
+      const now = server.known();
+      assert.notEqual(now, undefined, `${what}: still trusted`);
+      assert.equal(now !== last, expected, `${what} ${expected ? 'moves' : 'does not move'} the token`);
+      last = now!;
+    };
+    await moves(
+      sql`insert into projects (id, name, website_url, articles_path, created_at) values ('p1', 'P', null, '/blog', 0)`,
+      true,
+      'a new project',
+    );
+    await moves(
+      sql`insert into content_keys (id, project_id, name, prefix, key_hash, created_at) values ('k1', 'p1', 'k', 'fk_', 'h', 0)`,
+      true,
+      'a new key',
+    );
+    await moves(sql`update content_keys set last_used_at = 5 where id = 'k1'`, false, 'a key used');
+    await moves(sql`update content_keys set revoked_at = 6 where id = 'k1'`, true, 'a revocation');
+    await moves(sql`update articles set title = title where false`, true, 'any statement on articles');
+    await moves(sql`update projects set content_version = content_version + 1`, true, 'a version bump');
+  });
+
+  test('a barrier is acknowledged only after the commits before it moved the token', async () => {
+    const server = await follow(true);
+    const before = await trusted(server);
+    const ear = await eavesdrop();
+    const other = database.connectAgain();
+    await sql`update projects set name = name`.execute(other);
+    await ear.client.query('select pg_notify($1, $2)', [ear.channel, 'b test-writer 7']);
+    let tokenAtAck: string | undefined;
+    await eventually(() => {
+      if (!ear.heard.some((payload) => payload.startsWith('a ') && payload.includes(' test-writer:7')))
+        return false;
+      tokenAtAck = server.known();
+      return true;
+    }, 'the acknowledgement');
+    assert.notEqual(tokenAtAck, before);
+  });
+
+  test('settle() waits for every leased process: until it acknowledges, or until its lease runs out', async () => {
+    const writer = await follow(false);
+    const ear = await eavesdrop();
+    // A process that holds a long lease and acknowledges only when the test says so.
+    await ear.client.query(`insert into folio_instances values ('slow', now() + interval '30 seconds')`);
+    let settled = false;
+    const settling = writer.settle().then(() => {
+      settled = true;
+    });
+    await eventually(() => ear.heard.some((payload) => payload.startsWith('b ')), 'the barrier');
+    const [, writerId, barrier] = ear.heard.find((payload) => payload.startsWith('b '))!.split(' ');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(settled, false, 'waits for the unacknowledged process');
+    await ear.client.query('select pg_notify($1, $2)', [ear.channel, `a slow ${writerId}:${barrier}`]);
+    await settling;
+
+    // A process that never answers: its lease runs out.
+    await ear.client.query(`update folio_instances set lease_until = now() + interval '400 milliseconds'`);
+    const started = performance.now();
+    await writer.settle();
+    assert.ok(performance.now() - started >= 300, 'waited for the lease to run out');
+    const quick = performance.now();
+    await writer.settle();
+    assert.ok(performance.now() - quick < 300, 'an expired lease is not waited for');
+  });
+
+  test('a lost listening connection ends trust at once; trust comes back with a new token', async () => {
+    const server = await follow(true);
+    const before = await trusted(server);
+    const admin = database.connectAgain();
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity
+              where application_name = 'folio-change-feed' and pid <> pg_backend_pid()`.execute(admin);
+    await eventually(() => server.known() === undefined, 'trust ends');
+    const after = await trusted(server);
+    assert.notEqual(after, before, 'what was kept before the loss is not trusted');
+  });
+
+  test('a closed process gives up its lease, so writers stop waiting for it', async () => {
+    const server = await follow(true);
+    await trusted(server);
+    await server.close();
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from folio_instances`.execute(
+      database.db,
+    );
+    assert.equal(rows[0]!.n, 0);
+    assert.equal(server.known(), undefined);
+  });
+});

@@ -9,6 +9,8 @@ const DEFAULT_LEASE_MS = 2_000;
 // The share of a lease a process trusts, against clocks that tick at slightly different rates.
 const TRUSTED_SHARE = 0.9;
 const RECONNECT_MS = 1_000;
+// How long a process waits at start for its own test notification.
+const PROBE_MS = 5_000;
 // Acknowledgements per notification, well inside the 8,000-byte payload limit.
 const ACKS_PER_NOTIFICATION = 100;
 
@@ -65,6 +67,9 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
   const id = randomBytes(8).toString('hex');
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const warn = options.warn ?? (() => {});
+  // Cleared if this process's notifications do not come back to it (see `hearsItself`).
+  let serving = options.serving;
+  let heard: (() => void) | undefined;
   let channel = '';
   let listener: pg.Client | undefined;
   let closing = false;
@@ -95,7 +100,9 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
   function receive(payload: string): void {
     const [kind, from, ...rest] = payload.split(' ');
     if (kind === 'b' && from !== undefined) {
-      if (options.serving) queueAck(from, Number(rest[0]));
+      // This process's own barrier needs no notification back: it has just taken it in.
+      if (from === id) acknowledged(id, Number(rest[0]));
+      else if (serving) queueAck(from, Number(rest[0]));
     } else if (kind === 'a' && from !== undefined) {
       for (const part of rest) {
         const [writer, barrier] = part.split(':');
@@ -103,6 +110,8 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
       }
     } else if (kind === 'p') {
       if (from === id) pinged(Number(rest[0]));
+    } else if (kind === 'h') {
+      if (from === id) heard?.();
     } else {
       // 'c' from the triggers, or anything unknown: assume content changed.
       moved();
@@ -148,7 +157,7 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
 
   async function renew(): Promise<void> {
     const client = listener;
-    if (!client || closing) return;
+    if (!client || closing || !serving) return;
     const ping = ++pingCount;
     pingsSentAt.set(ping, performance.now());
     try {
@@ -181,7 +190,13 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
       const { rows } = await client.query<{ schema: string }>('select current_schema() as schema');
       channel = `folio:${rows[0]!.schema}`;
       await client.query(`listen ${client.escapeIdentifier(channel)}`);
-      if (options.serving) {
+      if (serving && !(await hearsItself(client))) {
+        serving = false;
+        warn(
+          'change feed: a notification sent on the listening connection did not come back (a transaction-pooling proxy?); this process reads the change token per batch of requests instead',
+        );
+      }
+      if (serving) {
         await client.query("delete from folio_instances where lease_until < now() - interval '1 hour'");
       }
     } catch (error) {
@@ -191,7 +206,27 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
     listener = client;
     // Commits before the LISTEN took effect were never notified here.
     moved();
-    if (options.serving) void renew();
+    if (serving) void renew();
+  }
+
+  /**
+   * Whether a notification sent on `client` comes back to it. Behind a proxy that pools
+   * transactions, LISTEN and the notification may run on different server connections. Such a
+   * process must not hold a lease: it would never acknowledge, and writers would wait out its
+   * lease on every write.
+   */
+  async function hearsItself(client: pg.Client): Promise<boolean> {
+    const back = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), PROBE_MS);
+      heard = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+    await client.query('select pg_notify($1, $2)', [channel, `h ${id}`]);
+    const answer = await back;
+    heard = undefined;
+    return answer;
   }
 
   function lost(client: pg.Client): void {
@@ -281,7 +316,7 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
   }
 
   await connect();
-  const renewTimer = options.serving ? setInterval(() => void renew(), leaseMs / 4) : undefined;
+  const renewTimer = serving ? setInterval(() => void renew(), leaseMs / 4) : undefined;
   renewTimer?.unref();
 
   return {
@@ -295,7 +330,7 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
       const client = listener;
       listener = undefined;
       if (!client) return;
-      if (options.serving) {
+      if (serving) {
         // Writers stop waiting for this process at once.
         await client.query('delete from folio_instances where id = $1', [id]).catch(() => {});
       }

@@ -2,11 +2,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import pg from 'pg';
-import { buildApp } from '../app.ts';
-import { resolveAdminCredential } from '../services/admin-auth.ts';
 import { upsertArticle } from '../services/articles.ts';
 import { DIALECTS } from '../test/databases.ts';
-import { createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
+import { buildSecondApp, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
 
 const hitsOf = (t: TestApp) => (t.app as unknown as { fastPathHits: () => number }).fastPathHits();
 
@@ -140,17 +138,7 @@ for (const dialect of DIALECTS) {
     });
 
     test('a second server process answers from its own cache, and serves a write made through the first', async () => {
-      const second = await buildApp({
-        db: t.database.connectAgain(),
-        baseUrl: 'http://second.test',
-        adminCredential: await resolveAdminCredential(
-          { db: t.db, now: t.clock.now },
-          'second-admin-token-0123',
-        ),
-        now: t.clock.now,
-        changeToken: t.database.changeToken,
-        changeFeed: await t.database.follow({ serving: true }),
-      });
+      const second = await buildSecondApp(t, true);
       try {
         await second.listen({ port: 0, host: '127.0.0.1' });
         const fromSecond = async () => {

@@ -1,7 +1,7 @@
 import type { ArticleInput, Block, Project } from '@folio/schema';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
-import { buildApp } from '../app.ts';
+import { type AppOptions, buildApp } from '../app.ts';
 import type { ChangeFeed, DialectName } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import type { Database } from '../db/tables.ts';
@@ -166,6 +166,22 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
       await database.close();
     },
   };
+}
+
+/**
+ * Another server process on `t`'s database: its own connection, cache and admin token. With
+ * `following`, it also follows commits (the change feed) and keeps cached answers as a server does.
+ */
+export async function buildSecondApp(t: TestApp, following = false): Promise<FastifyInstance> {
+  const options: AppOptions = {
+    db: t.database.connectAgain(),
+    baseUrl: 'http://second.test',
+    adminCredential: await resolveAdminCredential({ db: t.db, now: t.clock.now }, 'second-admin-token-0123'),
+    now: t.clock.now,
+  };
+  if (!following) return buildApp(options);
+  const changeFeed = await t.database.follow({ serving: true });
+  return buildApp({ ...options, changeToken: t.database.changeToken, changeFeed });
 }
 
 let counter = 0;

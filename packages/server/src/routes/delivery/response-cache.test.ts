@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { buildApp } from '../../app.ts';
-import { resolveAdminCredential } from '../../services/admin-auth.ts';
 import { upsertArticle } from '../../services/articles.ts';
 import { listPublishedArticlesBody, streamSitemapBody } from '../../services/delivery.ts';
 import { createListingIndex } from '../../services/listing-index.ts';
 import * as articles from '../../store/articles.ts';
 import { findProject } from '../../store/projects.ts';
 import { DIALECTS } from '../../test/databases.ts';
-import { createTestApp, newArticle, type TestApp } from '../../test/test-app.ts';
+import { buildSecondApp, createTestApp, newArticle, type TestApp } from '../../test/test-app.ts';
 
 for (const dialect of DIALECTS) {
   describe(`delivery responses: encodings and cache [${dialect}]`, () => {
@@ -56,14 +54,7 @@ for (const dialect of DIALECTS) {
     });
 
     test('a second server instance with its own cache serves a write made through the first', async () => {
-      const other = await buildApp({
-        db: t.database.connectAgain(),
-        baseUrl: 'http://other.test',
-        adminCredential: await resolveAdminCredential(
-          { db: t.db, now: t.clock.now },
-          'another-admin-token-1',
-        ),
-      });
+      const other = await buildSecondApp(t);
       try {
         const read = () =>
           other.inject({ url: url(), headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());

@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { createTestDatabase, DIALECTS } from './test/databases.ts';
-import { freePort, MAIN, SERVER_NODE_FLAGS, startServer, stop } from './test/server-process.ts';
+import { freePort, kill, MAIN, SERVER_NODE_FLAGS, startServer, stop } from './test/server-process.ts';
 
 describe('first start on the embedded database', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-main-'));
@@ -93,6 +94,62 @@ if (DIALECTS.includes('postgres')) {
         assert.equal(Number(count), 1);
         assert.deepEqual(await Promise.all([stop(a), stop(b)]), [0, 0]);
       } finally {
+        await database.close();
+      }
+    });
+
+    test('two servers: a write through one is served by the other on the next request; a killed one holds writes up no longer than its lease', async () => {
+      const database = await createTestDatabase('postgres');
+      const env = {
+        DATABASE_URL: database.location.databaseUrl!,
+        FOLIO_ADMIN_TOKEN: 'an-admin-token-for-tests',
+      };
+      const ports = [await freePort(), await freePort()];
+      const a = await startServer({ ...env, PORT: String(ports[0]) });
+      const b = await startServer({ ...env, PORT: String(ports[1]) });
+      try {
+        const key = /Demo content key \(shown once\): (folio_ck_\S+)/.exec(a.output() + b.output())?.[1];
+        const projectId = /Demo project id: (\S+)/.exec(a.output() + b.output())?.[1];
+        assert.ok(key && projectId);
+        const [baseA, baseB] = ports.map((port) => `http://127.0.0.1:${port}`);
+        const put = (title: string) =>
+          fetch(`${baseA}/admin/v1/projects/${projectId}/articles/two-servers`, {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${env.FOLIO_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              slug: 'two-servers',
+              title,
+              published: true,
+              blocks: [{ type: 'paragraph', content: [{ text: title }] }],
+            }),
+          });
+        const titleOnB = async () => {
+          const response = await fetch(`${baseB}/api/v1/projects/${projectId}/content/by-slug/two-servers`, {
+            headers: { authorization: `Bearer ${key}` },
+          });
+          return ((await response.json()) as { data: { title: string } }).data.title;
+        };
+        assert.ok((await put('Version 0')).ok);
+        for (let i = 1; i <= 20; i++) {
+          // B holds the last version ready...
+          await titleOnB();
+          assert.equal(await titleOnB(), `Version ${i - 1}`);
+          // ...and answers the new one as soon as A has answered the write.
+          assert.ok((await put(`Version ${i}`)).ok);
+          assert.equal(await titleOnB(), `Version ${i}`, `write ${i}`);
+        }
+
+        await kill(b);
+        const started = Date.now();
+        assert.ok((await put('After the crash')).ok);
+        const firstWrite = Date.now() - started;
+        assert.ok(firstWrite < 10_000, `the first write after the crash took ${firstWrite} ms`);
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from folio_instances
+          where lease_until > now()`.execute(database.db);
+        assert.equal(rows[0]!.n, 1, 'the killed server’s lease has run out');
+      } finally {
+        await kill(b);
+        assert.equal(await stop(a), 0);
         await database.close();
       }
     });

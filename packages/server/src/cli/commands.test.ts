@@ -36,6 +36,7 @@ for (const dialect of DIALECTS) {
         '0004-dashboard-sessions',
         '0005-covering-published-order',
         '0006-change-feed',
+        '0007-served-lz4',
       ]);
       assert.equal(first.json().database, dialect);
       const again = await folio('migrate');

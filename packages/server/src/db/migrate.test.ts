@@ -4,6 +4,8 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
+import { upsertArticle } from '../services/articles.ts';
+import { createProject } from '../services/projects.ts';
 import { createTestDatabase, DIALECTS } from '../test/databases.ts';
 import { migrateToLatest } from './migrate.ts';
 
@@ -22,6 +24,7 @@ for (const dialect of DIALECTS) {
           '0004-dashboard-sessions',
           '0005-covering-published-order',
           '0006-change-feed',
+          '0007-served-lz4',
         ]);
         assert.deepEqual(await migrateToLatest(database.db, dialect), []);
         const tables = (await database.db.introspection.getTables()).map((table) => table.name);
@@ -56,6 +59,7 @@ for (const dialect of DIALECTS) {
             '0004-dashboard-sessions',
             '0005-covering-published-order',
             '0006-change-feed',
+            '0007-served-lz4',
           ],
           'applied exactly once',
         );
@@ -109,5 +113,27 @@ for (const dialect of DIALECTS) {
         await database.close();
       }
     });
+
+    if (dialect === 'postgres') {
+      test('an article’s served JSON is stored compressed with lz4', async () => {
+        const database = await createTestDatabase(dialect);
+        try {
+          await migrateToLatest(database.db, dialect);
+          const project = await createProject({ db: database.db, now: Date.now }, { name: 'P' });
+          const text = 'A paragraph long enough to be compressed when stored. '.repeat(200);
+          await upsertArticle({ db: database.db, now: Date.now }, project.id, 'a1', {
+            slug: 'a1',
+            title: 'A',
+            blocks: [{ type: 'paragraph', content: [{ text }] }],
+          });
+          const { rows } = await sql<{
+            method: string | null;
+          }>`select pg_column_compression(served) as method from articles`.execute(database.db);
+          assert.deepEqual(rows, [{ method: 'lz4' }]);
+        } finally {
+          await database.close();
+        }
+      });
+    }
   });
 }

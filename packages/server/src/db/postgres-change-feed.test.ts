@@ -144,6 +144,33 @@ describe('the PostgreSQL change feed', { skip: !DIALECTS.includes('postgres') },
     assert.ok(performance.now() - quick < 300, 'an expired lease is not waited for');
   });
 
+  test('barriers sent at once are acknowledged each on its own, since they may commit in either order', async () => {
+    const writer = await follow(false);
+    const ear = await eavesdrop();
+    await ear.client.query(`insert into folio_instances values ('slow', now() + interval '30 seconds')`);
+    const settled: number[] = [];
+    const first = writer.settle().then(() => settled.push(1));
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = writer.settle().then(() => settled.push(2));
+    await eventually(
+      () => ear.heard.filter((payload) => payload.startsWith('b ')).length === 2,
+      'two barriers',
+    );
+    const [one, two] = ear.heard
+      .filter((payload) => payload.startsWith('b '))
+      .map((payload) => payload.split(' '));
+    assert.notEqual(one![2], two![2]);
+    const ack = (barrier: string[]) =>
+      ear.client.query('select pg_notify($1, $2)', [ear.channel, `a slow ${barrier[1]}:${barrier[2]}`]);
+    // The later barrier's acknowledgement says nothing about the earlier one.
+    await ack(two!);
+    await eventually(() => settled.length === 1, 'one settled');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(settled, [Number(two![2])]);
+    await ack(one!);
+    await Promise.all([first, second]);
+  });
+
   test('a lost listening connection ends trust at once; trust comes back with a new token', async () => {
     const server = await follow(true);
     const before = await trusted(server);

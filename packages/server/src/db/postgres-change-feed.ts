@@ -53,7 +53,6 @@ export interface PostgresChangeFeedOptions {
 }
 
 interface AckWait {
-  barrier: number;
   pending: Set<string>;
   done(): void;
 }
@@ -81,16 +80,17 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
   let trustedUntil = 0;
   let pingCount = 0;
   const pingsSentAt = new Map<number, number>();
-  const acksToSend = new Map<string, number>();
+  // `writer:barrier` for each barrier taken in since the last acknowledgement was sent.
+  let acksToSend: string[] = [];
   let acksScheduled = false;
 
   // What this process waits for as a writer.
   let barrierCount = 0;
-  const ackedUpTo = new Map<string, number>();
-  const ackWaits = new Set<AckWait>();
+  // Acknowledgements that came before the barrier's own query answered which processes to wait for.
+  const earlyAcks = new Map<number, Set<string>>();
+  const ackWaits = new Map<number, AckWait>();
   let settleWaiters: Array<() => void> = [];
   let barrierScheduled = false;
-  let barrierSending = false;
 
   function moved(): void {
     generation++;
@@ -126,7 +126,7 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
   }
 
   function queueAck(writer: string, barrier: number): void {
-    if ((acksToSend.get(writer) ?? 0) < barrier) acksToSend.set(writer, barrier);
+    acksToSend.push(`${writer}:${barrier}`);
     if (acksScheduled) return;
     acksScheduled = true;
     // Every barrier taken in this turn is acknowledged in one notification.
@@ -135,8 +135,8 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
 
   function sendAcks(): void {
     acksScheduled = false;
-    const parts = [...acksToSend].map(([writer, barrier]) => `${writer}:${barrier}`);
-    acksToSend.clear();
+    const parts = acksToSend;
+    acksToSend = [];
     const client = listener;
     if (!client) return;
     for (let i = 0; i < parts.length; i += ACKS_PER_NOTIFICATION) {
@@ -146,13 +146,13 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
   }
 
   function acknowledged(from: string, barrier: number): void {
-    if ((ackedUpTo.get(from) ?? 0) >= barrier) return;
-    ackedUpTo.set(from, barrier);
-    for (const wait of ackWaits) {
-      if (wait.barrier > barrier) continue;
-      wait.pending.delete(from);
-      if (wait.pending.size === 0) wait.done();
+    const wait = ackWaits.get(barrier);
+    if (!wait) {
+      earlyAcks.get(barrier)?.add(from);
+      return;
     }
+    wait.pending.delete(from);
+    if (wait.pending.size === 0) wait.done();
   }
 
   async function renew(): Promise<void> {
@@ -260,20 +260,21 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
   }
 
   function scheduleBarrier(): void {
-    if (barrierScheduled || barrierSending) return;
+    if (barrierScheduled) return;
     barrierScheduled = true;
     // The writers of one turn share a barrier.
     setImmediate(() => void sendBarrier());
   }
 
-  // One barrier in flight at a time: each commits after the last, so acknowledging one
-  // acknowledges every earlier one.
+  // Barriers do not wait for each other: each is acknowledged on its own, since two sent at once
+  // may commit in either order.
   async function sendBarrier(): Promise<void> {
     barrierScheduled = false;
-    barrierSending = true;
     const waiters = settleWaiters;
     settleWaiters = [];
     const barrier = ++barrierCount;
+    const early = new Set<string>();
+    earlyAcks.set(barrier, early);
     let acks: Promise<void>;
     try {
       const { rows } = await options.pool.query<{ live: LiveProcess[] }>({
@@ -284,34 +285,34 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
                    from folio_instances where lease_until > now()), '[]'::json) as live`,
         values: [channel, `b ${id} ${barrier}`],
       });
-      acks = awaitAcks(barrier, rows[0]?.live ?? []);
+      acks = awaitAcks(
+        barrier,
+        (rows[0]?.live ?? []).filter((process) => !early.has(process.id)),
+      );
     } catch (error) {
       // Every lease that could still be trusted runs out within one lease.
       warn(`change feed: the barrier failed (${(error as Error).message}); waiting out the leases`);
       acks = delay(leaseMs);
     }
-    barrierSending = false;
-    if (settleWaiters.length > 0) scheduleBarrier();
+    earlyAcks.delete(barrier);
     await acks;
     for (const resolve of waiters) resolve();
   }
 
-  function awaitAcks(barrier: number, live: LiveProcess[]): Promise<void> {
-    const waiting = live.filter((process) => (ackedUpTo.get(process.id) ?? 0) < barrier);
+  function awaitAcks(barrier: number, waiting: LiveProcess[]): Promise<void> {
     if (waiting.length === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const wait: AckWait = {
-        barrier,
         pending: new Set(waiting.map((process) => process.id)),
         done: () => {
           clearTimeout(timer);
-          ackWaits.delete(wait);
+          ackWaits.delete(barrier);
           resolve();
         },
       };
       // Until the last of their leases runs out, at the latest.
       const timer = setTimeout(wait.done, Math.max(...waiting.map((process) => process.ms)));
-      ackWaits.add(wait);
+      ackWaits.set(barrier, wait);
     });
   }
 

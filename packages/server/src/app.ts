@@ -129,11 +129,14 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * A request that may have written is answered only once every server process serves what it
- * wrote: its client may next ask any of them.
+ * wrote: its client may next ask any of them. A refused request (4xx) wrote nothing, and must
+ * not cost the database a barrier: unauthenticated clients could otherwise send it barriers at
+ * will. A 5xx may have failed after its commit, so it settles too.
  */
 function settleWrites(app: FastifyInstance, feed: ChangeFeed): void {
-  app.addHook('onSend', async (request, _reply, payload) => {
-    if (!READS.has(request.method)) await feed.settle();
+  app.addHook('onSend', async (request, reply, payload) => {
+    const refused = reply.statusCode >= 400 && reply.statusCode < 500;
+    if (!READS.has(request.method) && !refused) await feed.settle();
     return payload;
   });
 }

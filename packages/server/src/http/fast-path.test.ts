@@ -198,6 +198,14 @@ for (const dialect of DIALECTS) {
           });
         await new Promise((resolve) => setTimeout(resolve, 300));
         assert.equal(answered, false, 'not answered while a process has not taken the write in');
+        // A refused write wrote nothing, and is answered without waiting.
+        const barriersBefore = barriers.length;
+        const refused = await t.app.inject({
+          method: 'PUT',
+          url: `/admin/v1/projects/${projectId}/articles/x`,
+        });
+        assert.equal(refused.statusCode, 401);
+        assert.equal(barriers.length, barriersBefore, 'no barrier for a refused request');
         assert.ok(barriers.length > 0);
         const [, writer, barrier] = barriers.at(-1)!.split(' ');
         await listener.query('select pg_notify($1, $2)', [channel, `a slow ${writer}:${barrier}`]);

@@ -58,10 +58,13 @@ export function toSitemapEntry(row: SitemapRow, websiteUrl: string, site: SiteSe
  * `JSON.stringify(toSitemapEntry(row, websiteUrl, site))` without an object per article, since a
  * large catalogue's sitemap writes one per published article.
  */
-export function sitemapEntryWriter(websiteUrl: string, site: SiteSettings): (row: SitemapRow) => string {
+export function sitemapEntryWriter(
+  websiteUrl: string,
+  site: SiteSettings,
+): (slug: string, updatedAt: number) => string {
   // Only the URL prefix can need escaping: percent-encoded slugs and ISO times never do.
   const head = `{"url":${JSON.stringify(`${websiteUrl}${site.articles_path}/`).slice(0, -1)}`;
-  return (row) => `${head}${encodeURIComponent(row.slug)}","lastModified":"${isoTime(row.updated_at)}"}`;
+  return (slug, updatedAt) => `${head}${encodeURIComponent(slug)}","lastModified":"${isoTime(updatedAt)}"}`;
 }
 
 /** An article as the management API shows it: what was ingested, and its state. */

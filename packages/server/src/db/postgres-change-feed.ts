@@ -10,7 +10,7 @@ const DEFAULT_LEASE_MS = 2_000;
 const TRUSTED_SHARE = 0.9;
 const RECONNECT_MS = 1_000;
 // How long a process waits at start for its own test notification.
-const PROBE_MS = 5_000;
+const DEFAULT_PROBE_MS = 5_000;
 // Acknowledgements per notification, well inside the 8,000-byte payload limit.
 const ACKS_PER_NOTIFICATION = 100;
 
@@ -48,6 +48,8 @@ export interface PostgresChangeFeedOptions {
   /** A serving process holds a lease and acknowledges barriers; a CLI or worker only settles. */
   serving: boolean;
   leaseMs?: number;
+  /** How long to wait for the start-up test notification (see `hearsItself`). */
+  probeMs?: number;
   /** Reports a lost or failing listening connection (a logger's `warn`). */
   warn?: (message: string) => void;
 }
@@ -217,7 +219,7 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
    */
   async function hearsItself(client: pg.Client): Promise<boolean> {
     const back = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), PROBE_MS);
+      const timer = setTimeout(() => resolve(false), options.probeMs ?? DEFAULT_PROBE_MS);
       heard = () => {
         clearTimeout(timer);
         resolve(true);

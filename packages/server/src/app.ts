@@ -134,9 +134,13 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * will. A 5xx may have failed after its commit, so it settles too.
  */
 function settleWrites(app: FastifyInstance, feed: ChangeFeed): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook: reads, every answer of the full path, pass on without a promise each.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const refused = reply.statusCode >= 400 && reply.statusCode < 500;
-    if (!READS.has(request.method) && !refused) await feed.settle();
-    return payload;
+    if (READS.has(request.method) || refused) {
+      done(null, payload);
+      return;
+    }
+    feed.settle().then(() => done(null, payload), done);
   });
 }

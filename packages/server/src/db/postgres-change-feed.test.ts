@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
+import { trusted } from '../test/test-app.ts';
 import type { ChangeFeed } from './connect.ts';
 import { migrateToLatest } from './migrate.ts';
 import { connectPostgres } from './postgres.ts';
@@ -95,11 +96,6 @@ describe('the PostgreSQL change feed', { skip: !DIALECTS.includes('postgres') },
     client.on('notification', (message) => heard.push(message.payload ?? ''));
     await client.query(`listen ${client.escapeIdentifier(channel)}`);
     return { client, channel, heard };
-  }
-
-  async function trusted(feed: ChangeFeed): Promise<string> {
-    await eventually(() => feed.known() !== undefined, 'the lease is confirmed');
-    return feed.known()!;
   }
 
   test('a serving process trusts its token once its lease is confirmed; a writer-only one never does', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import type { ChangeFeed } from './connect.ts';
 
@@ -340,8 +341,4 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
       await client.end().catch(() => {});
     },
   };
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -201,11 +201,15 @@ export function paragraph(text: string): Block {
   return { type: 'paragraph', content: [{ text }] };
 }
 
-/** Waits until `feed` holds its lease, so cached answers do not depend on when a test starts. */
-async function trusted(feed: ChangeFeed): Promise<void> {
-  const until = Date.now() + 10_000;
-  while (feed.known() === undefined) {
-    if (Date.now() > until) throw new Error('the change feed did not confirm its lease within 10 s');
+/**
+ * Waits until `feed` holds its lease, so cached answers do not depend on when a test starts;
+ * resolves with the token it then trusts.
+ */
+export async function trusted(feed: ChangeFeed, ms = 10_000): Promise<string> {
+  const until = Date.now() + ms;
+  for (let token = feed.known(); ; token = feed.known()) {
+    if (token !== undefined) return token;
+    if (Date.now() > until) throw new Error(`the change feed did not confirm its lease within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

@@ -16,6 +16,10 @@ export const ERRORS = {
   unavailable: { status: 503, message: 'The service is not ready.' },
 } as const;
 
+// How long a client waits before trying again after a 503: long enough for a lost database
+// connection to be replaced, short enough that a site recovers soon after a failover.
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 export type ErrorCode = keyof typeof ERRORS;
 
 /** One problem with one field of the input: a JSON Pointer and a human sentence. */
@@ -29,14 +33,28 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
   readonly status: number;
+  /** Whole seconds for `Retry-After`, on answers that a later retry can change (429, 503). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message?: string, details?: ErrorDetail[]) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    details?: ErrorDetail[],
+    options: { retryAfterSeconds?: number } = {},
+  ) {
     super(message ?? ERRORS[code].message);
     this.name = 'AppError';
     this.code = code;
     this.status = ERRORS[code].status;
     this.details = details;
+    this.retryAfterSeconds =
+      options.retryAfterSeconds ?? (code === 'unavailable' ? UNAVAILABLE_RETRY_AFTER_SECONDS : undefined);
   }
+}
+
+/** `503 unavailable` for a request that needed the database while it could not be reached. */
+export function databaseUnavailable(): AppError {
+  return new AppError('unavailable', 'The database cannot be reached at the moment; retry shortly.');
 }
 
 /** `404 not_found` naming what was missing. */

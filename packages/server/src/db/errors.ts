@@ -5,3 +5,37 @@ export function isUniqueViolation(error: unknown): boolean {
   if (code === '23505') return true; // PostgreSQL unique_violation
   return typeof message === 'string' && message.includes('UNIQUE constraint failed'); // SQLite
 }
+
+// PostgreSQL SQLSTATEs of a connection that is gone or not yet possible: class 08 (connection
+// exception), 57P01–57P03 (terminated by an administrator or a crash, or the server is starting
+// up or shutting down), 53300 (too many connections).
+const UNREACHABLE_STATES = /^(08...|57P0[123]|53300)$/;
+// Socket errors on the way to the database.
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// What `pg` and `pg-pool` say, without a code, when a connection ends or cannot be had.
+const DRIVER_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Connection terminated due to connection timeout)/;
+// SQLite: SQLITE_BUSY and SQLITE_LOCKED, another connection holding the file past the busy timeout.
+const SQLITE_BUSY_CODES = new Set([5, 6]);
+
+/**
+ * True when `error` says the database could not be reached or dropped the connection: nothing
+ * is wrong with the request, and the same request can succeed once the database is back.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message, errcode } = error as { code?: unknown; message?: unknown; errcode?: unknown };
+  if (typeof code === 'string' && (UNREACHABLE_STATES.test(code) || SOCKET_CODES.has(code))) return true;
+  if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number')
+    return SQLITE_BUSY_CODES.has(errcode & 0xff);
+  return typeof message === 'string' && DRIVER_MESSAGES.test(message);
+}

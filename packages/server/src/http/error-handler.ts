@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
+import { AppError, databaseUnavailable } from '../errors.ts';
 import { missingAdminToken } from '../services/admin-auth.ts';
 import { missingContentKey } from '../services/content-keys.ts';
 import { readBearerToken } from '../services/tokens.ts';
@@ -13,7 +14,8 @@ import { describeValidationErrors, MAX_DETAILS, summarizeDetails } from './valid
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.code === 'unavailable') request.log.warn({ err: error }, 'request needed the database');
+    else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, appError);
   });
   // No id or slug can contain U+0000 (and PostgreSQL could not even compare one), so a path
@@ -58,6 +60,7 @@ function missingCredential(error: FastifyError, request: FastifyRequest): AppErr
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   reply.header('cache-control', 'no-store');
   return reply.status(error.status).send({
     success: false,
@@ -67,6 +70,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 
 function toAppError(error: FastifyError): AppError {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   if (error.validation) {
     const part = error.validationContext ?? 'body';
     const details = describeValidationErrors(

@@ -39,24 +39,83 @@ function buildList(): Map<string, net.BlockList> {
 }
 const BLOCK_LISTS = buildList();
 
-/** The IPv4 address carried inside an IPv6 one (mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`). */
-function embeddedIPv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const high = Number.parseInt(hex[1]!, 16);
-  const low = Number.parseInt(hex[2]!, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+/**
+ * IPv6 ranges that carry an IPv4 address: where its 4 bytes sit, whether they are stored
+ * inverted, and the form's name for the refusal message. Contract (Faults and hostile input):
+ * such an address is judged by the IPv4 address inside it.
+ *
+ * Teredo (RFC 4380) is not required by the contract; we judge it too. A relay sends packets for
+ * a Teredo address as UDP to the client's IPv4 address (stored inverted), and the server's is in
+ * it as well: a crafted address naming a private one could make a relay inside the network send
+ * there, and a real Teredo address holds public addresses only, so refusing costs nothing.
+ */
+const EMBEDDINGS = (
+  [
+    ['::ffff:0:0', 96, 12, false, 'IPv4-mapped'],
+    ['::ffff:0:0:0', 96, 12, false, 'IPv4-translated'],
+    ['::', 96, 12, false, 'IPv4-compatible'],
+    ['64:ff9b::', 96, 12, false, 'NAT64'],
+    ['64:ff9b:1::', 48, 12, false, 'NAT64 local-use'],
+    ['2002::', 16, 2, false, '6to4'],
+    ['2001::', 32, 4, false, 'Teredo server'],
+    ['2001::', 32, 12, true, 'Teredo client'],
+  ] as const
+).map(([prefix, length, offset, inverted, form]) => ({
+  network: parseIPv6(prefix)!.subarray(0, length / 8),
+  offset,
+  inverted,
+  form,
+}));
+
+/** The 16 bytes of an IPv6 address in any textual form, or undefined when it is not one. */
+function parseIPv6(text: string): Uint8Array | undefined {
+  // A zone id (`fe80::1%eth0`) names an interface, not part of the address. URLs cannot carry
+  // one (WHATWG refuses `%` in a host), but a resolver may answer with one.
+  const address = text.split('%')[0]!;
+  if (!net.isIPv6(address)) return undefined;
+  const groupsOf = (part: string | undefined): number[] =>
+    !part
+      ? []
+      : part.split(':').flatMap((group) => {
+          if (!net.isIPv4(group)) return [Number.parseInt(group, 16)];
+          const [a, b, c, d] = group.split('.').map(Number) as [number, number, number, number];
+          return [(a << 8) | b, (c << 8) | d];
+        });
+  const [head, tail] = address.split('::');
+  const before = groupsOf(head);
+  const after = groupsOf(tail);
+  const groups = [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
+  return Uint8Array.from(groups.flatMap((group) => [group >> 8, group & 255]));
+}
+
+/** The IPv4 addresses an IPv6 address carries, each with the name of its form. */
+function embeddedIPv4(bytes: Uint8Array): Array<{ address: string; form: string }> {
+  // `::` and `::1` lie in `::/96` but are IPv6's own unspecified and loopback addresses.
+  if (bytes.subarray(0, 15).every((byte) => byte === 0) && bytes[15]! <= 1) return [];
+  return EMBEDDINGS.filter(({ network }) => network.every((byte, i) => byte === bytes[i])).map(
+    ({ offset, inverted, form }) => ({
+      address: bytes
+        .subarray(offset, offset + 4)
+        .map((byte) => (inverted ? byte ^ 255 : byte))
+        .join('.'),
+      form,
+    }),
+  );
 }
 
 /** Why `address` must not be reached, or undefined when it is a public address. */
 export function forbiddenReason(address: string): string | undefined {
-  const inner = embeddedIPv4(address);
-  if (inner) return forbiddenReason(inner);
-  const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : undefined;
-  if (!family) return 'not an IP address';
+  if (net.isIPv4(address)) return listedReason(address, 'ipv4');
+  const bytes = parseIPv6(address);
+  if (!bytes) return 'not an IP address';
+  for (const inner of embeddedIPv4(bytes)) {
+    const reason = listedReason(inner.address, 'ipv4');
+    if (reason) return `${reason} (${inner.address} in ${inner.form} form)`;
+  }
+  return listedReason(address.split('%')[0]!, 'ipv6');
+}
+
+function listedReason(address: string, family: 'ipv4' | 'ipv6'): string | undefined {
   for (const [reason, list] of BLOCK_LISTS) if (list.check(address, family)) return reason;
   return undefined;
 }

@@ -291,6 +291,11 @@ for (const dialect of DIALECTS) {
           'http://0x7f.1/',
           'http://169.254.169.254/latest/meta-data/',
           'http://[::ffff:127.0.0.1]/',
+          'http://[::127.0.0.1]/',
+          'http://[::ffff:0:127.0.0.1]/',
+          'http://[64:ff9b::a9fe:a9fe]/latest/meta-data/',
+          'http://[64:ff9b:1::a00:1]/',
+          'http://[2002:c0a8:0101::1]/',
           'http://10.0.0.1/',
           'http://192.168.1.10/',
           'ftp://example.com/',
@@ -306,6 +311,7 @@ for (const dialect of DIALECTS) {
         const loopback = await t.admin('PUT', hook, { url: 'http://127.0.0.1/' });
         assert.match(loopback.json().error.message, /loopback.*FOLIO_WEBHOOK_ALLOW_PRIVATE/);
         assert.equal((await t.admin('PUT', hook, { url: 'https://93.184.216.34/hook' })).statusCode, 200);
+        assert.equal((await t.admin('PUT', hook, { url: 'http://[64:ff9b::808:808]/hook' })).statusCode, 200);
         assert.equal((await t.admin('PUT', hook, { url: null })).json().data.url, null);
       } finally {
         await t.close();

@@ -238,6 +238,9 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
     trustedUntil = 0;
     pingsSentAt.clear();
     moved();
+    // Without a connection this process trusts no token, and the next one it trusts comes after
+    // a new LISTEN: its own barriers need not wait for a notification that cannot come.
+    for (const barrier of [...ackWaits.keys()]) acknowledged(id, barrier);
     if (closing) return;
     warn(
       'change feed: the listening connection was lost; reading the change token per batch until it is back',
@@ -280,17 +283,12 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
     earlyAcks.set(barrier, early);
     let acks: Promise<void>;
     try {
-      const { rows } = await options.pool.query<{ live: LiveProcess[] }>({
-        name: 'folio_barrier',
-        text: `select pg_notify($1, $2),
-                 coalesce((select json_agg(json_build_object(
-                   'id', id, 'ms', ceil(extract(epoch from lease_until - now()) * 1000)))
-                   from folio_instances where lease_until > now()), '[]'::json) as live`,
-        values: [channel, `b ${id} ${barrier}`],
-      });
+      // A connection lost under the barrier (a failover) is common enough to try once more
+      // before waiting out every lease: a second barrier is as good as the first.
+      const live = await queryBarrier(barrier).catch(() => queryBarrier(barrier));
       acks = awaitAcks(
         barrier,
-        (rows[0]?.live ?? []).filter((process) => !early.has(process.id)),
+        live.filter((process) => !early.has(process.id) && !(process.id === id && listener === undefined)),
       );
     } catch (error) {
       // Every lease that could still be trusted runs out within one lease.
@@ -300,6 +298,18 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
     earlyAcks.delete(barrier);
     await acks;
     for (const resolve of waiters) resolve();
+  }
+
+  async function queryBarrier(barrier: number): Promise<LiveProcess[]> {
+    const { rows } = await options.pool.query<{ live: LiveProcess[] }>({
+      name: 'folio_barrier',
+      text: `select pg_notify($1, $2),
+               coalesce((select json_agg(json_build_object(
+                 'id', id, 'ms', ceil(extract(epoch from lease_until - now()) * 1000)))
+                 from folio_instances where lease_until > now()), '[]'::json) as live`,
+      values: [channel, `b ${id} ${barrier}`],
+    });
+    return rows[0]?.live ?? [];
   }
 
   function awaitAcks(barrier: number, waiting: LiveProcess[]): Promise<void> {

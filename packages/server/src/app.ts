@@ -8,7 +8,7 @@ import { dashboardRoutes } from './dashboard/routes.ts';
 import type { ChangeFeed, ChangeToken } from './db/connect.ts';
 import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
-import { handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
+import { handleClientError, handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
 import { createFastPath } from './http/fast-path.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { createResponseCache } from './http/response-cache.ts';
@@ -84,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Slugs may be 200 characters, several bytes each once percent-encoded.
     routerOptions: { maxParamLength: 4096 },
     frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('fastPathHits', () => fastPath?.hits ?? 0);

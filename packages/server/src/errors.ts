@@ -3,6 +3,7 @@
  * only place statuses are chosen; the HTTP layer maps an `AppError` once.
  */
 export const ERRORS = {
+  bad_request: { status: 400, message: 'The request is not valid HTTP.' },
   invalid_query: { status: 400, message: 'The query string is not valid.' },
   invalid_body: { status: 400, message: 'The request body is not valid.' },
   unauthorized: { status: 401, message: 'A valid bearer token is required.' },
@@ -11,7 +12,9 @@ export const ERRORS = {
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   payload_too_large: { status: 413, message: 'The request body is larger than 1 MiB.' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time.' },
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },
+  headers_too_large: { status: 431, message: 'The request headers are larger than the server accepts.' },
   internal: { status: 500, message: 'Something went wrong on our side.' },
   unavailable: { status: 503, message: 'The service is not ready.' },
 } as const;

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import { AppError, databaseUnavailable } from '../errors.ts';
@@ -58,14 +60,48 @@ function missingCredential(error: FastifyError, request: FastifyRequest): AppErr
   return undefined;
 }
 
+/**
+ * For Fastify's `clientErrorHandler`: Node's HTTP parser refused the bytes (oversized headers,
+ * a malformed request line, an unknown method) before there was a request to route. The answer
+ * is written to the socket by hand, in the contract's shape, and the connection is closed since
+ * nothing after the bad bytes can be trusted to start a request.
+ */
+export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const appError = new AppError(clientErrorCode(error.code));
+    const body = JSON.stringify(errorBody(appError));
+    socket.write(
+      `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n` +
+        'content-type: application/json; charset=utf-8\r\n' +
+        'cache-control: no-store\r\n' +
+        `content-length: ${Buffer.byteLength(body)}\r\n` +
+        'connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy();
+}
+
+function clientErrorCode(code: string | undefined): 'request_timeout' | 'headers_too_large' | 'bad_request' {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
+  if (code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
+  return 'bad_request';
+}
+
+function errorBody(error: AppError) {
+  return {
+    success: false,
+    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+  };
+}
+
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   reply.header('cache-control', 'no-store');
-  return reply.status(error.status).send({
-    success: false,
-    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
-  });
+  return reply.status(error.status).send(errorBody(error));
 }
 
 function toAppError(error: FastifyError): AppError {

@@ -4,6 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
+import { SOURCE_FLAGS } from '../packages/server/bin/launch.js';
 import {
   freePort,
   type ServerProcess,
@@ -262,11 +263,9 @@ async function startBare(
   const file = path.join(dir, 'bare-responses.bin');
   fs.writeFileSync(file, v8.serialize(responses));
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['--conditions=folio-source', '--disable-warning=ExperimentalWarning', BARE_SERVER, file, String(port)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child = spawn(process.execPath, [...SOURCE_FLAGS, BARE_SERVER, file, String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SOURCE_FLAGS } from '../packages/server/bin/launch.js';
 import type { CyclingSpec } from './cycling-load.ts';
 
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/.bin/autocannon', import.meta.url));
@@ -72,7 +73,7 @@ export async function runLoad(
       requests: plan.requests,
     };
     fs.writeFileSync(specFile, JSON.stringify(spec));
-    args = ['--conditions=folio-source', '--disable-warning=ExperimentalWarning', CYCLING, specFile];
+    args = [...SOURCE_FLAGS, CYCLING, specFile];
   }
   let peakKb = 0;
   const sample = () => {

@@ -11,31 +11,20 @@ const SITE_PORT = Number(process.env.PORT ?? 3000);
 const folioUrl = `http://localhost:${FOLIO_PORT}`;
 const siteOrigin = `http://localhost:${SITE_PORT}`;
 const adminToken = `example-${randomBytes(24).toString('base64url')}`;
-const serverMain = fileURLToPath(new URL('../../../packages/server/src/main.ts', import.meta.url));
-const compileCache = new URL('../../../packages/server/bin/compile-cache.js', import.meta.url).href;
+// Started as a user starts it, `folio start`, through the launcher that sets Node's flags.
+const folioCommand = fileURLToPath(new URL('../../../packages/server/bin/folio.js', import.meta.url));
 
-const folio = spawn(
-  process.execPath,
-  [
-    `--import=${compileCache}`,
-    '--conditions=folio-source',
-    '--disable-warning=ExperimentalWarning',
-    '--max-semi-space-size=8',
-    '--max-old-space-size=512',
-    serverMain,
-  ],
-  {
-    env: {
-      ...process.env,
-      PORT: String(FOLIO_PORT),
-      FOLIO_ADMIN_TOKEN: adminToken,
-      // The site's webhook receiver listens on this machine.
-      FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+const folio = spawn(process.execPath, [folioCommand, 'start'], {
+  env: {
+    ...process.env,
+    PORT: String(FOLIO_PORT),
+    FOLIO_ADMIN_TOKEN: adminToken,
+    // The site's webhook receiver listens on this machine.
+    FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   },
-);
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const stopAll = () => {
   folio.kill('SIGTERM');
   process.exit(0);

@@ -1,23 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { serverFlags } from '../../bin/launch.js';
 
-/**
- * How `npm start` runs Node: workspace packages (`@folio/client`, used by the dashboard) resolve
- * to their TypeScript sources under the `folio-source` condition, modules come from the compile
- * cache (see `bin/compile-cache.js`), and the heap is sized for a server (see `bin/folio.js`).
- */
-export const SERVER_NODE_FLAGS = [
-  `--import=${new URL('../../bin/compile-cache.js', import.meta.url).href}`,
-  '--conditions=folio-source',
-  '--disable-warning=ExperimentalWarning',
-  '--max-semi-space-size=8',
-  '--max-old-space-size=512',
-  // For profiling the servers of a test or a benchmark: a JSON array, e.g. ["--cpu-prof"].
-  ...(process.env.FOLIO_SERVER_NODE_FLAGS
-    ? (JSON.parse(process.env.FOLIO_SERVER_NODE_FLAGS) as string[])
-    : []),
-];
+/** How `npm start` runs a server's Node (see `bin/launch.js`), without the launcher's own process. */
+export const SERVER_NODE_FLAGS: string[] = serverFlags();
 
 /**
  * Fills the compile cache as `npm install` does, for a benchmark run after sources changed: its

@@ -220,6 +220,21 @@ describe('the PostgreSQL change feed', { skip: !DIALECTS.includes('postgres') },
     assert.notEqual(after, before, 'what was kept before the loss is not trusted');
   });
 
+  test('a process that lost its listening connection does not wait out its own lease to settle', async () => {
+    // Were its own barrier waited for, settle() would take the whole lease.
+    const server = await follow(true, 30_000);
+    await trusted(server);
+    const admin = database.connectAgain();
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity
+              where application_name = 'folio-change-feed' and pid <> pg_backend_pid()`.execute(admin);
+    await eventually(() => server.known() === undefined, 'trust ends');
+    const settled = await Promise.race([
+      server.settle().then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000)),
+    ]);
+    assert.equal(settled, true, 'settled before a third of its lease');
+  });
+
   test('a process whose notifications do not come back takes no lease and warns; writers do not wait for it', async () => {
     const proxy = await notificationDroppingProxy(new URL(url));
     opened.push(proxy);

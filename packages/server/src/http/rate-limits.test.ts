@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, test } from 'node:test';
+import { REDIS_URL, redisAvailable } from '../test/redis.ts';
+import { createRateLimits, type RateLimits } from './rate-limits.ts';
+
+const opened: RateLimits[] = [];
+after(async () => {
+  for (const limits of opened.splice(0)) await limits.close();
+});
+
+async function limits(options: Parameters<typeof createRateLimits>[0]): Promise<RateLimits> {
+  const created = await createRateLimits(options);
+  opened.push(created);
+  return created;
+}
+
+/** Lets the failure counts settle: a failure is counted after the answer that reported it. */
+async function counted(limits: RateLimits, address: string): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return limits.blockedFor(address);
+}
+
+const STORES = ['memory', ...(redisAvailable ? ['redis'] : [])] as const;
+
+for (const store of STORES) {
+  describe(`rate limits (${store})`, () => {
+    const redisUrl = store === 'redis' ? REDIS_URL : undefined;
+    // Keys of their own in a shared Redis.
+    const name = (what: string) => `${what}-${randomBytes(4).toString('hex')}`;
+
+    test('a credential spends its budget, then is refused until the window resets; headers say so', async () => {
+      const rate = await limits({
+        perCredential: { points: 3, seconds: 10 },
+        authFailures: { points: 30, seconds: 60 },
+        redisUrl,
+      });
+      const key = name('key');
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await rate.spend(key)!);
+      assert.deepEqual(
+        answers.map((a) => a.allowed),
+        [true, true, true, false],
+      );
+      assert.equal(answers[0]!.policy, '"default";q=3;w=10');
+      assert.match(answers[0]!.state, /^"default";r=2;t=(10|9)$/);
+      assert.match(answers[2]!.state, /^"default";r=0;t=\d+$/);
+      assert.ok(answers[3]!.resetSeconds >= 1 && answers[3]!.resetSeconds <= 10);
+      // Another credential has its own budget.
+      assert.equal((await rate.spend(name('other'))!).allowed, true);
+    });
+
+    test('without a per-credential budget nothing is counted', async () => {
+      const rate = await limits({ perCredential: undefined, authFailures: { points: 30, seconds: 60 }, redisUrl });
+      assert.equal(rate.spend('k'), undefined);
+    });
+
+    test('an address past its failed authentications is blocked for the rest of the window', async () => {
+      const rate = await limits({ perCredential: undefined, authFailures: { points: 3, seconds: 60 }, redisUrl });
+      const address = name('203.0.113.7');
+      rate.failed(address);
+      rate.failed(address);
+      assert.equal(await counted(rate, address), 0, 'two of three failures: still allowed');
+      rate.failed(address);
+      const wait = await counted(rate, address);
+      assert.ok(wait > 0 && wait <= 60, `blocked for ${wait} s`);
+      assert.equal(await counted(rate, name('198.51.100.1')), 0, 'another address is not');
+    });
+  });
+}
+
+describe('rate limits shared through Redis', { skip: !redisAvailable }, () => {
+  test('two processes spend one budget, and a failure budget spent through one blocks on the other', async () => {
+    const budget = {
+      perCredential: { points: 4, seconds: 10 },
+      authFailures: { points: 2, seconds: 60 },
+      redisUrl: REDIS_URL,
+    };
+    const one = await limits(budget);
+    const two = await limits(budget);
+    const key = `shared-${randomBytes(4).toString('hex')}`;
+    const allowed = [];
+    for (const rate of [one, two, one, two, one]) allowed.push((await rate.spend(key)!).allowed);
+    assert.deepEqual(allowed, [true, true, true, true, false]);
+    const address = `shared-${randomBytes(4).toString('hex')}`;
+    one.failed(address);
+    one.failed(address);
+    assert.ok((await counted(two, address)) > 0);
+  });
+});
+
+describe('a Redis that does not answer', () => {
+  test('lets requests through with one warning', async () => {
+    const warnings: string[] = [];
+    const rate = await limits({
+      perCredential: { points: 1, seconds: 10 },
+      authFailures: { points: 1, seconds: 60 },
+      // Nothing listens on port 1.
+      redisUrl: 'redis://127.0.0.1:1',
+      warn: (message) => warnings.push(message),
+    });
+    for (let i = 0; i < 3; i++) assert.equal((await rate.spend('k')!).allowed, true);
+    rate.failed('192.0.2.1');
+    rate.failed('192.0.2.1');
+    assert.equal(await counted(rate, '192.0.2.1'), 0);
+    assert.equal(warnings.length, 2, 'one at start, one when requests are let through');
+    assert.match(warnings[0]!, /not answering yet/);
+    assert.match(warnings[1]!, /Redis is not answering/);
+  });
+});

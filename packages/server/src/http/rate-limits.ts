@@ -1,0 +1,179 @@
+import { Redis } from 'ioredis';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
+
+/** Requests allowed per window: `600/10s` is 600 requests in any 10-second window. */
+export interface Budget {
+  points: number;
+  seconds: number;
+}
+
+/** A request counted against a credential's budget: whether it may go on, and what to tell it. */
+export interface Spent {
+  allowed: boolean;
+  /** `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers), on every answer. */
+  policy: string;
+  state: string;
+  /** Whole seconds until the window resets: `Retry-After` on a 429. */
+  resetSeconds: number;
+}
+
+/**
+ * The contract's two budgets. Per credential (`FOLIO_RATE_LIMIT`, off by default): every request
+ * of a key or of the admin token counts, cached answers included. Per client address, always on
+ * (`FOLIO_AUTH_FAILURE_LIMIT`): failed authentications count, and past the budget the address
+ * gets 429 on every authenticated route, valid credential or not, until its window passes.
+ *
+ * Budgets live in this process, or in Redis when `FOLIO_REDIS_URL` is set, so that processes
+ * share them. A Redis that does not answer lets requests through with a logged warning: a rate
+ * limiter must not take the API down with it.
+ */
+export interface RateLimits {
+  /** Counts one request of `credential` (a key id, `admin`); undefined when there is no budget. */
+  spend(credential: string): Promise<Spent> | undefined;
+  /** Whole seconds `address` must wait after too many failed authentications; 0 when it may go on. */
+  blockedFor(address: string): number | Promise<number>;
+  /** Counts a failed authentication from `address`. */
+  failed(address: string): void;
+  close(): Promise<void>;
+}
+
+export interface RateLimitOptions {
+  perCredential: Budget | undefined;
+  authFailures: Budget;
+  redisUrl?: string | undefined;
+  warn?: (message: string) => void;
+}
+
+// A Redis outage is reported once per this long, not on every request it lets through.
+const WARN_EVERY_MS = 60_000;
+const POLICY = 'default';
+
+export async function createRateLimits(options: RateLimitOptions): Promise<RateLimits> {
+  const redis = options.redisUrl ? await connectRedis(options.redisUrl, options.warn) : undefined;
+  const limiter = (budget: Budget, prefix: string): RateLimiterAbstract => {
+    const settings = { points: budget.points, duration: budget.seconds, keyPrefix: `folio:${prefix}` };
+    // Without the offline queue and with this flag, a command fails at once while Redis is away.
+    return redis
+      ? new RateLimiterRedis({ ...settings, storeClient: redis, rejectIfRedisNotReady: true })
+      : new RateLimiterMemory(settings);
+  };
+  const credentials = options.perCredential && limiter(options.perCredential, 'credential');
+  const failures = limiter(options.authFailures, 'auth-failures');
+  // Addresses known to be past their failure budget, and until when (epoch ms): checked on every
+  // authenticated request without a promise or a round trip.
+  const blocked = new Map<string, number>();
+
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  const outage = (error: unknown) => {
+    if (Date.now() - warnedAt < WARN_EVERY_MS) return;
+    warnedAt = Date.now();
+    options.warn?.(
+      `rate limits: Redis is not answering (${(error as Error).message}); requests are let through`,
+    );
+  };
+
+  const block = (address: string, ms: number) => {
+    // Bounded like every map keyed by client input: past the bound, the oldest block goes first.
+    if (blocked.size >= MAX_BLOCKED) blocked.delete(blocked.keys().next().value!);
+    blocked.set(address, Date.now() + ms);
+  };
+
+  return {
+    spend(credential) {
+      if (!credentials || !options.perCredential) return undefined;
+      const budget = options.perCredential;
+      return credentials.consume(credential).then(
+        (result) => spent(budget, result, true),
+        (result: unknown) => {
+          if (result instanceof RateLimiterRes) return spent(budget, result, false);
+          outage(result);
+          return { allowed: true, policy: policyHeader(budget), state: '', resetSeconds: 0 };
+        },
+      );
+    },
+    blockedFor(address) {
+      const until = blocked.get(address);
+      if (until !== undefined) {
+        if (until > Date.now()) return Math.ceil((until - Date.now()) / 1000);
+        blocked.delete(address);
+      }
+      if (!redis) return 0;
+      // Another process may have seen this address fail: the shared count decides.
+      return failures.get(address).then(
+        (result) => {
+          if (!result || result.consumedPoints < options.authFailures.points) return 0;
+          block(address, result.msBeforeNext);
+          return Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+        },
+        (error: unknown) => {
+          outage(error);
+          return 0;
+        },
+      );
+    },
+    failed(address) {
+      failures.consume(address).then(
+        // The failure that spent the last point closes the door for the rest of the window.
+        (result) => {
+          if (result.remainingPoints <= 0) block(address, result.msBeforeNext);
+        },
+        (result: unknown) => {
+          if (result instanceof RateLimiterRes) block(address, result.msBeforeNext);
+          else outage(result);
+        },
+      );
+    },
+    async close() {
+      redis?.disconnect();
+    },
+  };
+}
+
+const MAX_BLOCKED = 100_000;
+
+// How long start-up waits for Redis before it goes on without it (and warns).
+const REDIS_CONNECT_MS = 2_000;
+
+/** Connects, waiting up to a moment for Redis so that budgets hold from the first request. */
+async function connectRedis(url: string, warn: RateLimitOptions['warn']): Promise<Redis> {
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  // Reconnection is ioredis's own; each failed command is reported through `outage`.
+  client.on('error', () => {});
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), REDIS_CONNECT_MS);
+    client.once('ready', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  if (!ready)
+    warn?.(
+      `rate limits: Redis at ${redact(url)} is not answering yet; requests are let through until it does`,
+    );
+  return client;
+}
+
+function redact(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = '';
+  return parsed.toString();
+}
+
+function policyHeader(budget: Budget): string {
+  return `"${POLICY}";q=${budget.points};w=${budget.seconds}`;
+}
+
+function spent(budget: Budget, result: RateLimiterRes, allowed: boolean): Spent {
+  const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+  return {
+    allowed,
+    policy: policyHeader(budget),
+    state: `"${POLICY}";r=${Math.max(0, result.remainingPoints)};t=${resetSeconds}`,
+    resetSeconds,
+  };
+}

@@ -217,7 +217,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
   }
 }
 
-async function startFolio(
+export async function startFolio(
   store: BenchStore,
   env: Record<string, string>,
 ): Promise<{ server: ServerProcess; origin: string }> {

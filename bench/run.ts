@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { primeCompileCache } from '../packages/server/src/test/server-process.ts';
 import { benchDelivery, type DeliveryReport } from './delivery.ts';
+import { benchFlood, type FloodReport, floodText } from './flood.ts';
 import { timeHttpImport } from './http-import.ts';
 import { benchWebhooks, type WebhookPass } from './webhooks.ts';
 
@@ -20,12 +21,16 @@ import { benchWebhooks, type WebhookPass } from './webhooks.ts';
  * rows whose name contains one of them, e.g. `--only "by-slug, cached" --only 304`; not with
  * --write), --pin (servers on CPU 0, the load generator on CPU 1, with taskset: steadier ratios
  * on shared cores, though not the default, since the figures in BENCHMARKS.md are unpinned).
+ * Flood (`flood`, not in the default set): a key holder asks one server for distinct URLs for
+ * --duration seconds over --connections, on a catalogue of --flood-articles (default 1000).
  * Environment: BENCH_DATABASE_URL (also run on that PostgreSQL, in a schema of its own, dropped
  * afterwards), BENCH_WEBHOOK_ARTICLES (articles per pass, default 500), FOLIO_SERVER_NODE_FLAGS
  * (more Node flags for the servers, a JSON array: `["--cpu-prof","--cpu-prof-dir=/tmp/prof"]`).
  */
 
-const CASES = ['delivery', 'webhooks'] as const;
+const CASES = ['delivery', 'webhooks', 'flood'] as const;
+// Run only when named: a flood is a fault test, not a throughput figure.
+const DEFAULT_CASES = ['delivery', 'webhooks'];
 const BENCHMARKS_FILE = new URL('../BENCHMARKS.md', import.meta.url);
 
 const { values: flags, positionals: chosen } = parseArgs({
@@ -37,6 +42,7 @@ const { values: flags, positionals: chosen } = parseArgs({
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
     'import-articles': { type: 'string', default: '10000' },
+    'flood-articles': { type: 'string', default: '1000' },
     'postgres-only': { type: 'boolean', default: false },
     pin: { type: 'boolean', default: false },
     only: { type: 'string', multiple: true },
@@ -61,7 +67,9 @@ const databases = [undefined, process.env.BENCH_DATABASE_URL].filter((url, i) =>
   i === 0 ? !flags['postgres-only'] : url,
 );
 
-if (chosen.length === 0 || chosen.includes('delivery')) {
+const runs = (name: string) => (chosen.length === 0 ? DEFAULT_CASES.includes(name) : chosen.includes(name));
+
+if (runs('delivery')) {
   const reports: DeliveryReport[] = [];
   const imports: Array<{ database: string; ms: number }> = [];
   const importArticles = Number(flags['import-articles']);
@@ -90,7 +98,7 @@ if (chosen.length === 0 || chosen.includes('delivery')) {
   if (write) writeSection('Delivery', deliverySection(text, machine));
 }
 
-if (chosen.length === 0 || chosen.includes('webhooks')) {
+if (runs('webhooks')) {
   const articles = Number(process.env.BENCH_WEBHOOK_ARTICLES ?? 500);
   const passes: WebhookPass[] = [];
   for (const databaseUrl of databases) passes.push(...(await benchWebhooks({ articles, databaseUrl })));
@@ -100,6 +108,41 @@ if (chosen.length === 0 || chosen.includes('webhooks')) {
     `\nWebhooks: publish (PUT sent) to arrival at a local receiver\n\n${table}\n\n${machine}\n`,
   );
   if (write) writeSection('Webhooks', webhookSection(table, machine, articles));
+}
+
+if (runs('flood')) {
+  const reports: FloodReport[] = [];
+  for (const databaseUrl of databases) {
+    reports.push(
+      await benchFlood({
+        databaseUrl,
+        articles: Number(flags['flood-articles']),
+        durationSeconds: Number(flags.duration),
+        connections: Number(flags.connections),
+      }),
+    );
+  }
+  const text = floodText(reports);
+  const machine = await machineNotes(process.env.BENCH_DATABASE_URL);
+  process.stdout.write(`\nFlood of distinct URLs\n\n${text}\n\n${machine}\n`);
+  if (write) writeSection('Flood of distinct URLs', floodSection(text, machine, reports[0]!.articles));
+}
+
+function floodSection(text: string, machine: string, articles: number): string {
+  return [
+    'Measured with `npm run bench -- --write flood` (see `bench/flood.ts`): a Folio server child',
+    `process as \`npm start\` runs it (default \`FOLIO_RESPONSE_CACHE_MB\`, a heap limit of 512 MB) on ${articles.toLocaleString('en')}`,
+    'articles, and a key holder asking it, through autocannon, for URLs never asked before: page',
+    'numbers past the end, real pages in new sizes, unknown slugs and unknown query parameters,',
+    'with one of two hot URLs (list page 1, one article) every tenth request. RSS is VmRSS of the',
+    'server: before the flood, its peak during it, and 2 s after. The cost per entry and the',
+    "simulated flood are `bench/entry-cost.ts`'s. The contract's bound is 300 MB.",
+    `Measured on ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    text,
+    '',
+    machine,
+  ].join('\n');
 }
 
 function deliveryText(

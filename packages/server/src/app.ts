@@ -88,6 +88,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('fastPathHits', () => fastPath?.hits ?? 0);
+  app.decorate('responseCacheUse', () => ({ bytes: cache.bytes, entries: cache.entries }));
   app.setValidatorCompiler(createValidatorCompiler([blocksSchema]));
   installJsonBodyParser(app);
   installErrorHandling(app);

@@ -17,8 +17,10 @@ import {
 // Matches the delivery routes; anything else goes to the full path.
 const DELIVERY = /^\/api\/v1\/projects\/([^/?]+)\/content(?:\/(sitemap|by-slug\/([^/?]+)))?(?:\?(.*))?$/;
 const WHOLE_NUMBER = /^[1-9][0-9]{0,9}$/;
-const MAX_ROUTES = 10_000;
-const MAX_BEARERS = 10_000;
+// Each bound also counts characters: URLs and headers are the client's choice, up to the header
+// size limit each. A route holds about three copies of its URL (project, key part, cache key).
+const ROUTE_BOUNDS = { entries: 10_000, chars: 1_000_000 };
+const BEARER_BOUNDS = { entries: 10_000, chars: 1_000_000 };
 
 /**
  * Answers delivery requests whose bytes are already cached, before the HTTP framework sees
@@ -47,10 +49,10 @@ export function createFastPath(options: {
   let hits = 0;
 
   // What each URL asks for, parsed once: a hit is otherwise mostly regular expressions.
-  const routeOf = memoize(MAX_ROUTES, parseRoute);
+  const routeOf = memoize(ROUTE_BOUNDS, parseRoute);
   // The token of each Authorization header, parsed once. The token found is then the same
   // string every time, so the key checks' map finds it without hashing and comparing a new one.
-  const bearerOf = memoize(MAX_BEARERS, readBearerToken);
+  const bearerOf = memoize(BEARER_BOUNDS, readBearerToken);
 
   function lookup(request: IncomingMessage): { check: KeyCheck; entry: CachedBody } | undefined {
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;

@@ -5,7 +5,7 @@ import { memoize } from './memoize.ts';
 describe('memoize', () => {
   test('computes each text once, undefined results included, and again once forgotten', () => {
     const computed: string[] = [];
-    const parse = memoize(2, (text) => {
+    const parse = memoize({ entries: 2, chars: 1_000 }, (text) => {
       computed.push(text);
       return text === 'none' ? undefined : text.length;
     });
@@ -17,5 +17,24 @@ describe('memoize', () => {
     assert.equal(parse('four'), 4, 'full: everything is forgotten');
     assert.equal(parse('abc'), 3);
     assert.deepEqual(computed, ['abc', 'none', 'four', 'abc']);
+  });
+
+  test('long texts fill it by their characters, and one longer than all of it is never kept', () => {
+    const computed: string[] = [];
+    const parse = memoize({ entries: 1_000, chars: 10 }, (text) => {
+      computed.push(text);
+      return text.length;
+    });
+    parse('aaaa');
+    parse('bbbb');
+    parse('aaaa');
+    assert.deepEqual(computed, ['aaaa', 'bbbb']);
+    parse('cccc');
+    parse('aaaa');
+    assert.deepEqual(computed, ['aaaa', 'bbbb', 'cccc', 'aaaa'], 'past 10 characters, all forgotten');
+    parse('x'.repeat(11));
+    parse('x'.repeat(11));
+    parse('cccc');
+    assert.deepEqual(computed.slice(4), ['x'.repeat(11), 'x'.repeat(11)], 'cccc was kept meanwhile');
   });
 });

@@ -66,6 +66,8 @@ export interface TestAppOptions {
   /** Webhook policy; tests allow private addresses so a receiver on 127.0.0.1 works. */
   webhooks?: Partial<WebhookPolicy>;
   dispatcher?: Partial<DispatcherOptions>;
+  /** The response cache's bound; the server's default when not given. */
+  responseCacheBytes?: number;
 }
 
 /** A short retry schedule; with `random` fixed at 0.5 there is no jitter in tests. */
@@ -109,6 +111,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
       return database.changeToken();
     },
     changeFeed,
+    ...(options.responseCacheBytes === undefined ? {} : { responseCacheBytes: options.responseCacheBytes }),
   });
 
   const admin: TestApp['admin'] = (method, url, body) =>

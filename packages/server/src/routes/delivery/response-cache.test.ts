@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { upsertArticle } from '../../services/articles.ts';
@@ -170,6 +171,52 @@ for (const dialect of DIALECTS) {
             offsets.map((offset) => full[offset]),
           );
         }
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`a flood of distinct URLs [${dialect}]`, () => {
+    test('keeps the cache within its bound, counted at real cost, and the answers asked for again in it', async () => {
+      const maxBytes = 64 * 1024;
+      const t = await createTestApp(dialect, { clockStart: Date.now(), responseCacheBytes: maxBytes });
+      try {
+        await t.app.listen({ port: 0, host: '127.0.0.1' });
+        const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+        const projectId = (await t.createProject()).id;
+        const key = await t.createKey(projectId);
+        for (let i = 0; i < 3; i++)
+          await t.putArticle(projectId, `a${i}`, newArticle({ slug: `s${i}`, published: true }));
+        const hot = [
+          `/api/v1/projects/${projectId}/content`,
+          `/api/v1/projects/${projectId}/content/by-slug/s1`,
+        ];
+        for (const url of [...hot, ...hot]) assert.equal((await t.deliver(key, url)).statusCode, 200);
+
+        // Pages past the end: each costs the server one count, and is asked for once.
+        for (let page = 2; page < 5_002; page++) {
+          const response = await t.deliver(key, `/api/v1/projects/${projectId}/content?page=${page}`);
+          assert.equal(response.json().data.length, 0);
+        }
+        const use = (
+          t.app as unknown as { responseCacheUse: () => { bytes: number; entries: number } }
+        ).responseCacheUse();
+        assert.ok(use.bytes <= maxBytes, `${use.bytes} bytes accounted`);
+        // An entry holds at least 500 bytes of heap beyond its body (see http/response-cache.test.ts).
+        assert.ok(use.entries * 500 <= maxBytes, `${use.entries} entries in ${maxBytes} bytes`);
+
+        const hits = (t.app as unknown as { fastPathHits: () => number }).fastPathHits;
+        const before = hits();
+        for (const url of hot) {
+          const response = await fetch(`${base}${url}`, {
+            headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'identity' },
+          });
+          assert.equal(response.status, 200);
+        }
+        assert.equal(hits() - before, 2, 'both answers asked for before the flood were still ready');
       } finally {
         await t.close();
       }

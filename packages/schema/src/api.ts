@@ -194,12 +194,19 @@ export const ArticleIdSchema = Type.String({
   pattern: ARTICLE_ID_PATTERN,
   description: '1–64 letters, digits, underscores or hyphens',
 });
+/**
+ * A slug: the last segment of an article's URL. Ajv tests patterns with the `u` flag, so
+ * `\p{…}` are Unicode general categories and a lone surrogate is its own code point: refused
+ * as Cs, with every control (Cc) and format character (Cf: zero-width and bidi controls among
+ * them). `.` and `..` would make canonical paths that resolve elsewhere. The server stores
+ * slugs normalized to NFC.
+ */
 export const SlugSchema = Type.String({
   minLength: 1,
   maxLength: 200,
-  // No `/`, `?`, `#`, `%`, whitespace or control characters.
-  pattern: String.raw`^[^/?#%\s\x00-\x1f\x7f]+$`,
-  description: '1–200 characters without /, ?, #, %, whitespace or control characters',
+  pattern: String.raw`^(?!\.\.?$)[^/?#%\s\p{Cc}\p{Cf}\p{Cs}]+$`,
+  description:
+    '1–200 characters, not "." or "..", without /, ?, #, %, whitespace, control or format characters (Unicode Cc, Cf) or lone surrogates; stored normalized to NFC',
 });
 
 /** Builds the ingest body schema around the block array schema of this server. */

@@ -81,4 +81,18 @@ describe('configuration', () => {
     assert.equal(parseDuration('1.5m'), 90_000);
     assert.equal(parseDuration('5 weeks'), undefined);
   });
+
+  test('SQLite syncs every commit unless told normal', () => {
+    assert.equal(loadConfig({}).sqliteSynchronous, 'full');
+    assert.equal(loadConfig({ FOLIO_SQLITE_SYNCHRONOUS: 'NORMAL' }).sqliteSynchronous, 'normal');
+    assert.equal(loadConfig({ FOLIO_SQLITE_SYNCHRONOUS: 'full' }).sqliteSynchronous, 'full');
+    assert.throws(
+      () => loadConfig({ FOLIO_SQLITE_SYNCHRONOUS: 'off' }),
+      (error: ConfigError) =>
+        error.problems.length === 1 &&
+        error.problems[0]!.startsWith(
+          'FOLIO_SQLITE_SYNCHRONOUS="off" is not valid: expected full or normal',
+        ),
+    );
+  });
 });

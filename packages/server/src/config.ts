@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { SqliteSynchronous } from './db/sqlite.ts';
 
 /** Everything the server reads from its environment, parsed and checked. */
 export interface Config {
@@ -18,6 +19,8 @@ export interface Config {
   secretKey: Buffer | undefined;
   /** Bytes of ready delivery responses kept in memory; 0 turns the cache off. */
   responseCacheBytes: number;
+  /** SQLite's `synchronous` in WAL mode: `full` keeps every commit through a power cut. */
+  sqliteSynchronous: SqliteSynchronous;
 }
 
 /** A configuration problem: one line naming the variable. */
@@ -115,6 +118,18 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     'a whole number of megabytes (0 turns the response cache off)',
   );
 
+  // Full by default: a write's 2xx and its webhook promise a commit that survives a power cut,
+  // as PostgreSQL's default synchronous_commit does; the fsync is paid by writes only.
+  const sqliteSynchronous = read<SqliteSynchronous>(
+    'FOLIO_SQLITE_SYNCHRONOUS',
+    'full',
+    (raw) => {
+      const value = raw.trim().toLowerCase();
+      return value === 'full' || value === 'normal' ? value : undefined;
+    },
+    'full or normal',
+  );
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -129,6 +144,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webhookTimeoutMs,
     secretKey,
     responseCacheBytes: responseCacheMb * 1024 * 1024,
+    sqliteSynchronous,
   };
 }
 

@@ -2,6 +2,7 @@ import { ArticleIdSchema, articleInputSchema, type BlocksSchema, blocksJsonSchem
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { AppError, type ErrorDetail } from '../errors.ts';
+import { findUnstorableText } from '../http/storable-text.ts';
 import { createValidatorCompiler, describeValidationErrors, MAX_DETAILS } from '../http/validation.ts';
 
 type Check = ((value: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -34,6 +35,9 @@ export function createInputValidator(baseUrl: string) {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         return [{ path: '/', message: 'must be an object' }];
       }
+      // As over HTTP, where the body parser refuses such a body before any schema sees it.
+      const unstorable = findUnstorableText(value);
+      if (unstorable) return [unstorable];
       const { id, ...input } = value as Record<string, unknown>;
       const idProblems: ErrorDetail[] =
         id === undefined

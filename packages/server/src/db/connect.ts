@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Kysely } from 'kysely';
+import type { SqliteSynchronous } from './sqlite.ts';
 import type { Database } from './tables.ts';
 
 /** Which database a `Kysely` talks to; only the files in `db/` branch on it. */
@@ -50,6 +51,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** SQLite's `synchronous` (see `db/sqlite.ts`); `full` when left out. */
+  sqliteSynchronous?: SqliteSynchronous;
 }
 
 /** Opens the configured database: PostgreSQL for a `postgres://` URL, else the SQLite file. */
@@ -69,8 +72,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
   }
   const { openSqlite } = await import('./sqlite.ts');
-  const file = path.join(options.dataDir, 'folio.sqlite');
-  const sqlite = openSqlite(file);
+  const file = sqliteFile(options.dataDir);
+  const sqlite = openSqlite(file, options.sqliteSynchronous);
   return {
     db: new Kysely<Database>({ dialect: sqlite.dialect }),
     changeToken: sqlite.changeToken,
@@ -78,6 +81,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     dialect: 'sqlite',
     location: file,
   };
+}
+
+/** The embedded database's file in the data directory. */
+export function sqliteFile(dataDir: string): string {
+  return path.join(dataDir, 'folio.sqlite');
 }
 
 function redact(url: string): string {

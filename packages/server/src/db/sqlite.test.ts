@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
+import { openDatabase } from './connect.ts';
 import { openSqlite } from './sqlite.ts';
 import { createWalHeaderReader } from './wal-header.ts';
 
@@ -85,5 +86,29 @@ describe('the SQLite change token', () => {
     await sql`insert into t values (5)`.execute(connect().db);
     assert.notEqual(header(), before);
     assert.equal(createWalHeaderReader(path.join(dir, 'missing.sqlite'))(), undefined);
+  });
+});
+
+describe('SQLite durability', () => {
+  test('FOLIO_SQLITE_SYNCHRONOUS reaches the connection: full unless normal is chosen', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-sync-'));
+    try {
+      for (const [choice, pragma] of [
+        [undefined, 2],
+        ['full', 2],
+        ['normal', 1],
+      ] as const) {
+        const handle = await openDatabase({
+          databaseUrl: undefined,
+          dataDir,
+          ...(choice ? { sqliteSynchronous: choice } : {}),
+        });
+        const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(handle.db);
+        await handle.db.destroy();
+        assert.equal(rows[0]!.synchronous, pragma, String(choice));
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -21,6 +21,13 @@ export function createSqliteDialect(file: string): SqliteDialect {
   return openSqlite(file).dialect;
 }
 
+/**
+ * `PRAGMA synchronous` under WAL. Either way a process crash loses no commit and a power cut
+ * never corrupts the file; `normal` syncs the WAL only at checkpoints, so a power cut may roll
+ * back the last commits, while `full` syncs it at every commit, which costs each write an fsync.
+ */
+export type SqliteSynchronous = 'normal' | 'full';
+
 export interface SqliteConnection {
   dialect: SqliteDialect;
   /**
@@ -31,7 +38,7 @@ export interface SqliteConnection {
   changeToken: () => string;
 }
 
-export function openSqlite(file: string): SqliteConnection {
+export function openSqlite(file: string, synchronous: SqliteSynchronous = 'full'): SqliteConnection {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new DatabaseSync(file);
   // First, so every later statement waits for a lock instead of failing: switching a fresh
@@ -39,7 +46,7 @@ export function openSqlite(file: string): SqliteConnection {
   database.exec('PRAGMA busy_timeout = 5000');
   database.exec('PRAGMA journal_mode = WAL');
   database.exec('PRAGMA foreign_keys = ON');
-  database.exec('PRAGMA synchronous = NORMAL');
+  database.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   const writes = { count: 0 };
   const dataVersion = database.prepare('PRAGMA data_version');
   const walHeader = file === ':memory:' ? () => undefined : createWalHeaderReader(file);

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
+import { findUnstorableText } from './storable-text.ts';
+import { summarizeDetails } from './validation.ts';
 
 /**
  * Only `application/json` bodies are accepted; anything else answers 415. An empty body is
@@ -18,6 +20,15 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       if (error instanceof AppError) return done(error, undefined);
       const reason = error instanceof Error ? error.message : 'it cannot be parsed';
       return done(new AppError('invalid_body', `The request body is not valid JSON: ${reason}`), undefined);
+    }
+    // The reviver stays: its recursion also refuses a body nested deeper than the stack, which
+    // validation and serialization would otherwise meet as a 500. This walk does not recurse.
+    const unstorable = findUnstorableText(value);
+    if (unstorable) {
+      return done(
+        new AppError('invalid_body', summarizeDetails('body', [unstorable]), [unstorable]),
+        undefined,
+      );
     }
     done(null, value);
   });

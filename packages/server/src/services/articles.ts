@@ -44,17 +44,18 @@ export async function upsertArticleIn(
   input: ArticleInput,
 ): Promise<UpsertResult> {
   checkSeo(input.seo);
+  const slug = normalizeSlug(input.slug);
   const fields: ServedFields = {
-    slug: input.slug,
+    slug,
     title: input.title,
     blocks: JSON.stringify(input.blocks),
     seo: JSON.stringify(input.seo ?? {}),
-    related: JSON.stringify(input.related ?? []),
+    related: JSON.stringify((input.related ?? []).map(normalizeSlug)),
   };
-  return withSlugConflicts(input.slug, async () => {
+  return withSlugConflicts(slug, async () => {
     const site = await lockProjectIn(trx, projectId);
-    const taken = await articles.findArticleBySlug(trx, projectId, input.slug);
-    if (taken && taken.id !== id) throw slugTaken(input.slug, taken.id);
+    const taken = await articles.findArticleBySlug(trx, projectId, slug);
+    if (taken && taken.id !== id) throw slugTaken(slug, taken.id);
     const existing = await articles.findArticle(trx, projectId, id);
     if (existing) {
       const row = await applyChange(
@@ -86,6 +87,14 @@ export async function upsertArticleIn(
     }
     return { article: toAdminArticle(row), created: true, changed: true };
   });
+}
+
+/**
+ * A slug as stored and looked up: NFC, so `café` typed composed or decomposed is one slug and
+ * uniqueness holds on what a reader sees (contract: "Slugs are normalized to NFC").
+ */
+export function normalizeSlug(slug: string): string {
+  return slug.normalize('NFC');
 }
 
 /** Publishes an article; publishing a published article is a no-op. */

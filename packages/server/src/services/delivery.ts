@@ -2,6 +2,7 @@ import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
 import * as articles from '../store/articles.ts';
 import { servedJsonOf, sitemapEntryWriter, toRelatedLink } from './article-view.ts';
+import { normalizeSlug } from './articles.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ListingIndex } from './listing-index.ts';
 import { type PageQuery, paginate } from './pagination.ts';
@@ -50,7 +51,7 @@ export async function getPublishedArticleBody(
   project: ProjectRow,
   slug: string,
 ): Promise<string> {
-  const row = await articles.findPublishedArticleBySlug(deps.db, project.id, slug);
+  const row = await findPublishedBySlug(deps, project.id, slug);
   if (!row) {
     const shown = slug.length > 80 ? `${slug.slice(0, 80)}…` : slug;
     throw new AppError('not_found', `No published article has the slug "${shown}".`);
@@ -63,6 +64,15 @@ export async function getPublishedArticleBody(
   const links = JSON.stringify(related.map((item) => toRelatedLink(item, project)));
   // The served JSON is an object: its closing brace makes room for `related`.
   return `{"success":true,"data":${servedJsonOf(row, project).slice(0, -1)},"related":${links}}}`;
+}
+
+// Slugs are stored in NFC, so any form of one finds its article; an article stored before
+// that rule keeps the form it was sent in, and is still found by it.
+async function findPublishedBySlug(deps: ServiceDeps, projectId: string, slug: string) {
+  const normalized = normalizeSlug(slug);
+  const row = await articles.findPublishedArticleBySlug(deps.db, projectId, normalized);
+  if (row || normalized === slug) return row;
+  return articles.findPublishedArticleBySlug(deps.db, projectId, slug);
 }
 
 // Articles per query while streaming the sitemap: memory stays bounded by one batch, which the

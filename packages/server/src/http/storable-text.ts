@@ -1,0 +1,58 @@
+import type { ErrorDetail } from '../errors.ts';
+
+interface Node {
+  value: unknown;
+  /** The member name or array index under `parent`; undefined at the root. */
+  key: string | undefined;
+  /** True when `key` is a member name, which must be storable text itself. */
+  named: boolean;
+  parent: Node | undefined;
+}
+
+/**
+ * The first string or member name in a parsed JSON value that the databases cannot keep as
+ * sent, as a detail naming its JSON Pointer; undefined when there is none. U+0000: PostgreSQL
+ * text cannot hold it. A lone surrogate: UTF-8 cannot encode it, so the drivers would store
+ * U+FFFD in its place (and `encodeURIComponent` throws on one). One pass in document order
+ * without recursion, so a deeply nested body costs neither stack nor more than its size; the
+ * pointer is only built for the value reported.
+ */
+export function findUnstorableText(value: unknown): ErrorDetail | undefined {
+  const stack: Node[] = [{ value, key: undefined, named: false, parent: undefined }];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    const problem = (node.named && textProblem(node.key, 'has a name that ')) || textProblem(node.value);
+    if (problem) return { path: pointerOf(node), message: problem };
+    const current = node.value;
+    if (typeof current !== 'object' || current === null) continue;
+    // Pushed last to first, so the first member or item is looked at first.
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) {
+        stack.push({ value: current[i], key: String(i), named: false, parent: node });
+      }
+    } else {
+      const members = Object.entries(current);
+      for (let i = members.length - 1; i >= 0; i--) {
+        const [key, member] = members[i]!;
+        stack.push({ value: member, key, named: true, parent: node });
+      }
+    }
+  }
+  return undefined;
+}
+
+function textProblem(value: unknown, subject = ''): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (value.includes('\u0000')) return `${subject}contains a NUL character (\\u0000), which cannot be stored`;
+  if (!value.isWellFormed()) {
+    return `${subject}contains a lone surrogate, which is not Unicode text and cannot be stored`;
+  }
+  return undefined;
+}
+
+function pointerOf(node: Node): string {
+  const keys: string[] = [];
+  for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) {
+    keys.push(at.key.replace(/~/g, '~0').replace(/\//g, '~1'));
+  }
+  return keys.length === 0 ? '/' : `/${keys.reverse().join('/')}`;
+}

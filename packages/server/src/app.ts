@@ -53,6 +53,8 @@ export interface AppOptions {
   changeFeed?: ChangeFeed;
   /** A pino logger; none means silent (tests). */
   logger?: FastifyBaseLogger;
+  /** `request.ip` is the first `X-Forwarded-For` hop, not the socket's (FOLIO_TRUST_PROXY). */
+  trustProxy?: boolean;
 }
 
 /** Builds the HTTP application. It never listens and never reads the environment. */
@@ -81,6 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       : {}),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
+    trustProxy: options.trustProxy ?? false,
     // Slugs may be 200 characters, several bytes each once percent-encoded.
     routerOptions: { maxParamLength: 4096 },
     frameworkErrors: handleFrameworkError,

@@ -82,17 +82,21 @@ describe('configuration', () => {
     assert.equal(parseDuration('5 weeks'), undefined);
   });
 
-  test('SQLite syncs every commit unless told normal', () => {
+  test('SQLite syncs every commit unless told normal; a proxy is trusted only when told', () => {
     assert.equal(loadConfig({}).sqliteSynchronous, 'full');
     assert.equal(loadConfig({ FOLIO_SQLITE_SYNCHRONOUS: 'NORMAL' }).sqliteSynchronous, 'normal');
     assert.equal(loadConfig({ FOLIO_SQLITE_SYNCHRONOUS: 'full' }).sqliteSynchronous, 'full');
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ FOLIO_TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ FOLIO_TRUST_PROXY: 'false' }).trustProxy, false);
     assert.throws(
-      () => loadConfig({ FOLIO_SQLITE_SYNCHRONOUS: 'off' }),
+      () => loadConfig({ FOLIO_SQLITE_SYNCHRONOUS: 'off', FOLIO_TRUST_PROXY: 'nginx' }),
       (error: ConfigError) =>
-        error.problems.length === 1 &&
+        error.problems.length === 2 &&
         error.problems[0]!.startsWith(
           'FOLIO_SQLITE_SYNCHRONOUS="off" is not valid: expected full or normal',
-        ),
+        ) &&
+        error.problems[1]!.startsWith('FOLIO_TRUST_PROXY='),
     );
   });
 });

@@ -21,6 +21,8 @@ export interface Config {
   responseCacheBytes: number;
   /** SQLite's `synchronous` in WAL mode: `full` keeps every commit through a power cut. */
   sqliteSynchronous: SqliteSynchronous;
+  /** Take the client address from the first `X-Forwarded-For` hop (behind a reverse proxy). */
+  trustProxy: boolean;
 }
 
 /** A configuration problem: one line naming the variable. */
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     'full or normal',
   );
+  const trustProxy = read('FOLIO_TRUST_PROXY', false, parseBoolean, 'true or false');
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -145,6 +148,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     secretKey,
     responseCacheBytes: responseCacheMb * 1024 * 1024,
     sqliteSynchronous,
+    trustProxy,
   };
 }
 

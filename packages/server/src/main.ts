@@ -34,6 +34,7 @@ export async function start(config: Config): Promise<void> {
     responseCacheBytes: config.responseCacheBytes,
     changeToken: database.changeToken,
     changeFeed,
+    trustProxy: config.trustProxy,
   });
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();

@@ -1,6 +1,7 @@
 import { ConfigError } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { FOLIO_VERSION } from '../version.ts';
+import { backupCommand } from './backup.ts';
 import {
   type CliIo,
   type CommandSpec,
@@ -26,6 +27,7 @@ export const COMMANDS: CommandSpec[] = [
   ...webhookCommands,
   importCommand,
   exportCommand,
+  backupCommand,
 ];
 
 /**

@@ -159,6 +159,23 @@ for (const dialect of DIALECTS) {
       assert.equal(row.title, 'A new title');
     });
 
+    test('a line with thousands of bad blocks gets capped details and says there are more', async () => {
+      await createProject();
+      const blocks = Array.from({ length: 5_000 }, (_, i) =>
+        i % 2 === 0 ? { type: 'heading', level: 9, text: 'x' } : { type: 'faq', items: [{ question: i }] },
+      );
+      const run = await folio(
+        'import',
+        file('many.ndjson', ndjson([{ id: 'many', slug: 'm', title: 'M', blocks }])),
+        '--json',
+      );
+      assert.equal(run.code, 1, run.stderr);
+      const [line] = run.json().invalidLines;
+      assert.equal(line.details.length, 100);
+      assert.deepEqual(line.details[0], { path: '/blocks/0/level', message: 'must be one of 2, 3, 4' });
+      assert.match(line.message, /\(and at least 100 more problems\)$/);
+    });
+
     test('one invalid line: nothing is written, exit 1, the summary names each invalid line', async () => {
       const projectId = await createProject();
       await folio(

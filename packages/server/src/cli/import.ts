@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ArticleInput } from '@folio/schema';
 import type { ErrorDetail } from '../errors.ts';
 import { AppError } from '../errors.ts';
+import { MAX_DETAILS } from '../http/validation.ts';
 import { type ImportItem, type ImportResult, importArticles } from '../services/article-transfer.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { getProject } from '../services/projects.ts';
@@ -165,7 +166,8 @@ function parseLine(raw: string, line: number, validator: InputValidator): Import
   if (details.length > 0) {
     const id = (value as { id?: unknown } | null)?.id;
     const shownId = typeof id === 'string' ? id : null;
-    return { line, id: shownId, code: 'invalid_body', message: describeDetails(details), details };
+    const message = describeDetails(details);
+    return { line, id: shownId, code: 'invalid_body', message, details: details.slice(0, MAX_DETAILS) };
   }
   const { id, ...input } = value as ArticleInput & { id: string };
   return { line, id, input };

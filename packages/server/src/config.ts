@@ -19,7 +19,7 @@ export interface Config {
   secretKey: Buffer | undefined;
   /** Bytes of ready delivery responses kept in memory; 0 turns the cache off. */
   responseCacheBytes: number;
-  /** SQLite's `synchronous` in WAL mode: `full` keeps every commit through a power cut. */
+  /** SQLite's `synchronous` in WAL mode: `full` keeps every commit through a power cut; `normal` may lose the last. */
   sqliteSynchronous: SqliteSynchronous;
   /** Take the client address from the first `X-Forwarded-For` hop (behind a reverse proxy). */
   trustProxy: boolean;
@@ -36,6 +36,11 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+// The contract bounds a server's RSS under a flood of distinct URLs at 300 MB; the server itself
+// holds over 100 MB, and the cache's accounted bytes cost more RSS than they count (BENCHMARKS.md,
+// "Flood of distinct URLs"), so the default leaves room to spare on another machine.
+export const DEFAULT_RESPONSE_CACHE_MB = 64;
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -115,16 +120,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const responseCacheMb = read(
     'FOLIO_RESPONSE_CACHE_MB',
-    128,
+    DEFAULT_RESPONSE_CACHE_MB,
     (raw) => (/^\d+$/.test(raw.trim()) ? Number(raw.trim()) : undefined),
     'a whole number of megabytes (0 turns the response cache off)',
   );
 
-  // Full by default: a write's 2xx and its webhook promise a commit that survives a power cut,
-  // as PostgreSQL's default synchronous_commit does; the fsync is paid by writes only.
+  // Normal by default, as Folio always ran: a process crash loses nothing either way, and an
+  // fsync per commit multiplies the cost of every write (BENCHMARKS.md, write figures); an
+  // operator who needs commits to survive a power cut chooses `full` (README, Durability).
   const sqliteSynchronous = read<SqliteSynchronous>(
     'FOLIO_SQLITE_SYNCHRONOUS',
-    'full',
+    'normal',
     (raw) => {
       const value = raw.trim().toLowerCase();
       return value === 'full' || value === 'normal' ? value : undefined;

@@ -38,7 +38,7 @@ export interface SqliteConnection {
   changeToken: () => string;
 }
 
-export function openSqlite(file: string, synchronous: SqliteSynchronous = 'full'): SqliteConnection {
+export function openSqlite(file: string, synchronous: SqliteSynchronous = 'normal'): SqliteConnection {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new DatabaseSync(file);
   // First, so every later statement waits for a lock instead of failing: switching a fresh

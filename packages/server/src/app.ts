@@ -4,17 +4,19 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { blocksJsonSchema } from '@folio/schema';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import { DEFAULT_RESPONSE_CACHE_MB } from './config.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { ChangeFeed, ChangeToken } from './db/connect.ts';
 import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
 import { handleClientError, handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
-import { createFastPath } from './http/fast-path.ts';
+import { createFastPath, ROUTER_OPTIONS } from './http/fast-path.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { createResponseCache } from './http/response-cache.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { deliveryRoutes } from './routes/delivery/content.ts';
+import { DELIVERY_ROUTES } from './routes/delivery/route-table.ts';
 import { healthRoutes } from './routes/health.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
@@ -26,7 +28,7 @@ import { FOLIO_VERSION } from './version.ts';
 import { createSecretBox } from './webhooks/secret-box.ts';
 
 const BODY_LIMIT = 1024 * 1024;
-export const DEFAULT_RESPONSE_CACHE_BYTES = 128 * 1024 * 1024;
+export const DEFAULT_RESPONSE_CACHE_BYTES = DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024;
 
 export interface AppOptions {
   db: Kysely<Database>;
@@ -72,7 +74,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const watch = options.changeToken ? createChangeWatch(options.changeToken, feed?.known) : undefined;
   const keys = createKeyChecks(deps, watch);
   // Without a cache nothing is ever ready.
-  const fastPath = watch && cache.maxBytes > 0 ? createFastPath({ cache, watch, keys }) : undefined;
+  const fastPath =
+    watch && cache.maxBytes > 0 ? createFastPath({ routes: DELIVERY_ROUTES, cache, watch, keys }) : undefined;
 
   const app = Fastify({
     ...(fastPath
@@ -84,8 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,
-    // Slugs may be 200 characters, several bytes each once percent-encoded.
-    routerOptions: { maxParamLength: 4096 },
+    routerOptions: ROUTER_OPTIONS,
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();

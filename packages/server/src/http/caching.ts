@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { matchesIfNoneMatch, strongTag } from './etag.ts';
 
 /**
  * Strong ETags on every successful GET, and 304 for a matching `If-None-Match`. The tag is a
@@ -13,7 +13,7 @@ export function installConditionalGets(app: FastifyInstance): void {
     let etag = reply.getHeader('etag') as string | undefined;
     if (etag === undefined) {
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-      etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 32)}"`;
+      etag = strongTag(payload);
       reply.header('etag', etag);
     }
     if (!matchesIfNoneMatch(request.headers['if-none-match'], etag)) return payload;
@@ -35,11 +35,4 @@ function cacheControlFor(url: string): string {
   if (url.startsWith('/api/')) return DELIVERY_CACHE_CONTROL;
   if (url.startsWith('/public/')) return 'public, max-age=300';
   return 'no-store';
-}
-
-/** RFC 9110: `If-None-Match` uses the weak comparison, and `*` matches any current version. */
-function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }

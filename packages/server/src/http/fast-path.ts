@@ -1,21 +1,39 @@
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TObject } from '@sinclair/typebox';
+import FindMyWay from 'find-my-way';
 import type { ChangeWatch } from '../services/change-watch.ts';
 import type { KeyCheck, KeyChecks } from '../services/key-checks.ts';
 import { readBearerToken } from '../services/tokens.ts';
 import { DELIVERY_CACHE_CONTROL } from './caching.ts';
+import { MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.ts';
+import { heldTag } from './etag.ts';
 import { memoize } from './memoize.ts';
-import {
-  type CachedBody,
-  deliveryCacheKey,
-  etagFor,
-  heldTag,
-  negotiateEncoding,
-  type ResponseCache,
-} from './response-cache.ts';
+import { type CachedBody, deliveryCacheKey, type ResponseCache } from './response-cache.ts';
 
-// Matches the delivery routes; anything else goes to the full path.
-const DELIVERY = /^\/api\/v1\/projects\/([^/?]+)\/content(?:\/(sitemap|by-slug\/([^/?]+)))?(?:\?(.*))?$/;
+/** Who may read a route: the kinds of credential it accepts. */
+export type CredentialKind = 'content';
+
+/**
+ * What the fast path needs of a route, from the one table that also registers it with the
+ * framework (`routes/delivery/route-table.ts`).
+ */
+export interface CachedRoute {
+  /** The route template, as the framework's router takes it: `/api/v1/projects/:projectId/…`. */
+  url: string;
+  credentials: readonly CredentialKind[];
+  /** The query's schema: its names, types and defaults. */
+  querystring?: TObject;
+  /** The cache key part of a request, from its decoded params and its query, defaults applied. */
+  what(ask: { params: Record<string, string>; query: Record<string, unknown> }): string;
+}
+
+/** The router options both routers take, so that both decode a URL the same way. */
+export const ROUTER_OPTIONS = {
+  // Slugs may be 200 characters, several bytes each once percent-encoded.
+  maxParamLength: 4096,
+} as const;
+
 const WHOLE_NUMBER = /^[1-9][0-9]{0,9}$/;
 // Each bound also counts characters: URLs and headers are the client's choice, up to the header
 // size limit each. A route holds about three copies of its URL (project, key part, cache key).
@@ -42,11 +60,25 @@ export interface FastPath {
 }
 
 export function createFastPath(options: {
+  routes: readonly CachedRoute[];
   cache: ResponseCache;
   watch: ChangeWatch;
   keys: KeyChecks;
 }): FastPath {
   let hits = 0;
+  // The same router the framework uses, built from the same table: the two cannot disagree on
+  // which route a URL is, nor on how its parameters decode.
+  const router = FindMyWay(ROUTER_OPTIONS);
+  for (const route of options.routes) router.on('GET', route.url, () => {}, route);
+  const parseRoute = (url: string): Route | null => {
+    const found = router.find('GET', url);
+    if (!found) return null;
+    const route = found.store as CachedRoute;
+    const query = canonicalQuery(route.querystring, found.searchParams);
+    const projectId = found.params.projectId;
+    if (!query || projectId === undefined) return null;
+    return { projectId, what: route.what({ params: found.params as Record<string, string>, query }), route };
+  };
 
   // What each URL asks for, parsed once: a hit is otherwise mostly regular expressions.
   const routeOf = memoize(ROUTE_BOUNDS, parseRoute);
@@ -61,7 +93,9 @@ export function createFastPath(options: {
     const header = request.headers.authorization;
     const bearer = header === undefined ? undefined : bearerOf(header);
     const check = bearer && options.keys.recent(bearer);
-    if (!check || check.project.id !== route.projectId) return undefined;
+    if (!check || check.project.id !== route.projectId || !route.route.credentials.includes('content')) {
+      return undefined;
+    }
     const entry = options.cache.get(cacheKeyOf(route, check.project.content_version));
     return entry ? { check, entry } : undefined;
   }
@@ -90,7 +124,7 @@ export function createFastPath(options: {
 /** Writes `entry` as the answer to `request`; false when the full path must answer instead. */
 function answer(request: IncomingMessage, response: ServerResponse, entry: CachedBody): boolean {
   // A tag that is not current gets the whole answer, as on the full path.
-  const matched = heldTag(entry, request.headers['if-none-match']);
+  const matched = heldTag(entry.tags, request.headers['if-none-match']);
   if (matched) {
     response.writeHead(304, {
       etag: matched,
@@ -103,14 +137,14 @@ function answer(request: IncomingMessage, response: ServerResponse, entry: Cache
   const encoding = negotiateEncoding(request.headers['accept-encoding']);
   const bytes = encoding === 'identity' ? entry.body : entry.variants[encoding];
   // Small bodies are never compressed; a variant not made yet is made on the full path.
-  if (!bytes && entry.body.length >= 1024) return false;
+  if (!bytes && entry.body.length >= MIN_COMPRESS_BYTES) return false;
   const body = bytes ?? entry.body;
   const sentEncoding = body === entry.body ? 'identity' : encoding;
   const headers: Record<string, string | number> = {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': DELIVERY_CACHE_CONTROL,
     vary: 'accept-encoding',
-    etag: etagFor(entry, sentEncoding),
+    etag: entry.tags[sentEncoding],
     'content-length': body.length,
   };
   if (sentEncoding !== 'identity') headers['content-encoding'] = sentEncoding;
@@ -123,6 +157,7 @@ function answer(request: IncomingMessage, response: ServerResponse, entry: Cache
 interface Route {
   projectId: string;
   what: string;
+  route: CachedRoute;
   /**
    * The cache key for the last content version asked: the same string while the version stays,
    * so a hit neither concatenates nor hashes a new key.
@@ -137,42 +172,25 @@ function cacheKeyOf(route: Route, version: number): string {
   return route.key.text;
 }
 
-function parseRoute(url: string): Route | null {
-  const match = DELIVERY.exec(url);
-  if (!match) return null;
-  const projectId = decodeSafely(match[1]!);
-  const what = routeKey(match[2], match[3], match[4]);
-  return projectId !== undefined && what !== undefined ? { projectId, what } : null;
-}
-
-/** The cache key part the delivery routes use, for canonical query strings only. */
-function routeKey(
-  sub: string | undefined,
-  slug: string | undefined,
-  query: string | undefined,
-): string | undefined {
-  if (sub === 'sitemap') return query ? undefined : 'sitemap';
-  if (slug !== undefined) {
-    const decoded = decodeSafely(slug);
-    return decoded !== undefined && !query && !decoded.includes('\u0000') ? `slug:${decoded}` : undefined;
+/**
+ * The query as the framework would leave it (defaults applied), for canonical query strings
+ * only: names the schema declares, each once, whole numbers in decimal digits. Anything else
+ * goes to the full path, which validates it and may still find the answer cached.
+ */
+function canonicalQuery(
+  schema: TObject | undefined,
+  search: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  const properties = (schema?.properties ?? {}) as Record<string, { type?: unknown; default?: unknown }>;
+  const query: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (property.default !== undefined) query[name] = property.default;
   }
-  let page = '1';
-  let limit = '20';
-  for (const part of (query ?? '').split('&')) {
-    if (part === '') continue;
-    const [name, value] = part.split('=');
-    if (value === undefined || !WHOLE_NUMBER.test(value)) return undefined;
-    if (name === 'page') page = value;
-    else if (name === 'limit') limit = value;
-    else return undefined;
+  for (const [name, value] of Object.entries(search)) {
+    const property = properties[name];
+    if (property?.type !== 'integer' || typeof value !== 'string' || !WHOLE_NUMBER.test(value))
+      return undefined;
+    query[name] = Number(value);
   }
-  return `list:${page}:${limit}`;
-}
-
-function decodeSafely(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
+  return query;
 }

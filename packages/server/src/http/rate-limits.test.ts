@@ -51,12 +51,20 @@ for (const store of STORES) {
     });
 
     test('without a per-credential budget nothing is counted', async () => {
-      const rate = await limits({ perCredential: undefined, authFailures: { points: 30, seconds: 60 }, redisUrl });
+      const rate = await limits({
+        perCredential: undefined,
+        authFailures: { points: 30, seconds: 60 },
+        redisUrl,
+      });
       assert.equal(rate.spend('k'), undefined);
     });
 
     test('an address past its failed authentications is blocked for the rest of the window', async () => {
-      const rate = await limits({ perCredential: undefined, authFailures: { points: 3, seconds: 60 }, redisUrl });
+      const rate = await limits({
+        perCredential: undefined,
+        authFailures: { points: 3, seconds: 60 },
+        redisUrl,
+      });
       const address = name('203.0.113.7');
       rate.failed(address);
       rate.failed(address);

@@ -8,9 +8,6 @@ import {
   deliveryCacheKey,
   ENTRY_OVERHEAD_BYTES,
   entryCost,
-  etagFor,
-  heldTag,
-  negotiateEncoding,
   VARIANT_OVERHEAD_BYTES,
 } from './response-cache.ts';
 
@@ -76,7 +73,7 @@ describe('response cache', () => {
       cache.bytes,
       entryCost('k', text.length) + br.length + gz.length + 2 * VARIANT_OVERHEAD_BYTES,
     );
-    assert.notEqual(etagFor(entry, 'br'), etagFor(entry, 'gzip'));
+    assert.notEqual(entry.tags.br, entry.tags.gzip);
     const tiny = cache.put(undefined, 'tiny');
     assert.equal(await cache.encode(tiny, 'br'), tiny.body, 'small bodies are not compressed');
   });
@@ -113,52 +110,5 @@ describe('response cache', () => {
     const cache = createResponseCache(0);
     cache.put('a', 'x');
     assert.equal(cache.get('a'), undefined);
-  });
-});
-
-describe('Accept-Encoding negotiation', () => {
-  test('prefers br, then gzip; honours q=0 and *', () => {
-    assert.equal(negotiateEncoding(undefined), 'identity');
-    assert.equal(negotiateEncoding('gzip, deflate, br'), 'br');
-    assert.equal(negotiateEncoding('gzip'), 'gzip');
-    assert.equal(negotiateEncoding('br;q=0, gzip;q=0.5'), 'gzip');
-    assert.equal(negotiateEncoding('*'), 'br');
-    assert.equal(negotiateEncoding('*;q=0, gzip'), 'gzip');
-    assert.equal(negotiateEncoding('identity'), 'identity');
-    assert.equal(negotiateEncoding('deflate'), 'identity');
-  });
-
-  test('answers stay right when asked again, and once more headers were seen than are kept', () => {
-    const headers = Array.from({ length: 2_500 }, (_, i) => `gzip;q=0.${i % 9}, x-${i}`);
-    for (let pass = 0; pass < 2; pass++) {
-      assert.equal(negotiateEncoding('gzip, deflate, br, zstd'), 'br');
-      assert.equal(negotiateEncoding('br;q=0, gzip;q=0'), 'identity');
-      for (const [i, header] of headers.entries())
-        assert.equal(negotiateEncoding(header), i % 9 === 0 ? 'identity' : 'gzip', header);
-    }
-  });
-});
-
-describe('If-None-Match', () => {
-  const entry = createResponseCache(1024).put('k', '{"a":1}');
-  const identity = etagFor(entry, 'identity');
-  const br = etagFor(entry, 'br');
-  const gzip = etagFor(entry, 'gzip');
-
-  test('names the tag held, in whichever encoding it was sent', () => {
-    assert.equal(heldTag(entry, identity), identity);
-    assert.equal(heldTag(entry, br), br);
-    assert.equal(heldTag(entry, gzip), gzip);
-    assert.equal(new Set([identity, br, gzip]).size, 3);
-  });
-
-  test('weak comparison, lists and * match; other tags and no header do not', () => {
-    assert.equal(heldTag(entry, `W/${gzip}`), gzip);
-    assert.equal(heldTag(entry, `"other",  ${br} `), br);
-    assert.equal(heldTag(entry, ' * '), identity);
-    assert.equal(heldTag(entry, '"other"'), undefined);
-    assert.equal(heldTag(entry, `${identity.slice(0, -2)}"`), undefined);
-    assert.equal(heldTag(entry, ''), undefined);
-    assert.equal(heldTag(entry, undefined), undefined);
   });
 });

@@ -1,17 +1,10 @@
-import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
-import { memoize } from './memoize.ts';
-
-const brotli = promisify(brotliCompress);
-const gzipAsync = promisify(gzip);
-
-export type Encoding = 'br' | 'gzip' | 'identity';
+import { compress, type Encoding, MIN_COMPRESS_BYTES } from './compression.ts';
+import { encodedTags, strongTag } from './etag.ts';
 
 /** A response body built once, with its compressed variants made on first demand. */
 export interface CachedBody {
   body: Buffer;
-  /** The strong tag of each encoding (see `etagFor`). */
+  /** The strong tag of each encoding (see `http/etag.ts`). */
   tags: Readonly<Record<Encoding, string>>;
   variants: Partial<Record<Exclude<Encoding, 'identity'>, Buffer>>;
   /** Bytes held, all variants included. */
@@ -23,43 +16,12 @@ export interface CachedBody {
 }
 
 /**
- * The strong tag of one encoding of a body: different bytes, different tag (RFC 9110 8.8.3),
- * all derived from the identity tag so a revalidation can match any of them.
- */
-export function etagFor(entry: CachedBody, encoding: Encoding): string {
-  return entry.tags[encoding];
-}
-
-/** Made once per entry: a cached answer otherwise built a new tag string on every request. */
-function tagsOf(etag: string): Record<Encoding, string> {
-  const variant = (encoding: Encoding) => `${etag.slice(0, -1)}-${encoding}"`;
-  return { identity: etag, br: variant('br'), gzip: variant('gzip') };
-}
-
-/**
- * The tag of `entry`, in any of its encodings, that an `If-None-Match` header names, if any
- * (RFC 9110: weak comparison; `*` matches any current version). A single exact tag, what
- * browsers, CDNs and the SDK send, is matched without parsing a list.
- */
-export function heldTag(entry: CachedBody, header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const { tags } = entry;
-  if (header === tags.identity || header === tags.br || header === tags.gzip) return header;
-  if (header.trim() === '*') return tags.identity;
-  const held = header.split(',').map((candidate) => candidate.trim().replace(/^W\//, ''));
-  return [tags.identity, tags.br, tags.gzip].find((tag) => held.includes(tag));
-}
-
-/**
  * The response cache's key for a delivery answer: a function of the project's content version,
  * which every served change bumps.
  */
 export function deliveryCacheKey(projectId: string, contentVersion: number, what: string): string {
   return `${projectId}:${contentVersion}:${what}`;
 }
-
-/** Below this, compression saves less than its headers cost. */
-const MIN_COMPRESS_BYTES = 1024;
 
 /**
  * What an entry costs beyond its body bytes, its key's bytes and its variants' bytes: the entry
@@ -204,10 +166,10 @@ export function createResponseCache(maxBytes: number): ResponseCache {
       const size = key === undefined ? 0 : entryCost(key, Buffer.byteLength(text, 'utf8'));
       const stored = key !== undefined && maxBytes > 0 && size <= maxBytes;
       const body = stored ? ownedBuffer(text) : Buffer.from(text, 'utf8');
-      const etag = givenTag ?? `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+      const etag = givenTag ?? strongTag(body);
       const entry: CachedBody = {
         body,
-        tags: tagsOf(etag),
+        tags: encodedTags(etag),
         variants: {},
         size: stored ? size : body.length,
         key: stored ? key : undefined,
@@ -273,17 +235,6 @@ function oldestFirst<K, V>(map: Map<K, V>): () => [K, V] | undefined {
 }
 
 // Quality 5 / level 6: most of the size win for a fraction of the highest settings' cost.
-function compress(body: Buffer, encoding: 'br' | 'gzip'): Promise<Buffer> {
-  return encoding === 'br'
-    ? brotli(body, {
-        params: {
-          [constants.BROTLI_PARAM_QUALITY]: 5,
-          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-        },
-      })
-    : gzipAsync(body, { level: 6 });
-}
-
 /**
  * Bytes with a backing store of their own. Node makes small Buffers as slices of a shared 8 KB
  * pool, and a kept slice keeps the whole pool alive: a cache of small answers made between
@@ -300,29 +251,4 @@ function ownedCopy(bytes: Buffer): Buffer {
   const copy = Buffer.allocUnsafeSlow(bytes.length);
   bytes.copy(copy);
   return copy;
-}
-
-/**
- * The best encoding the client accepts: br, then gzip, else identity. `q=0` refuses a coding;
- * `*` stands for any coding not named.
- */
-export function negotiateEncoding(header: string | undefined): Encoding {
-  return header ? negotiated(header) : 'identity';
-}
-
-// Clients send the same few headers on every request; parsing one is most of a cached answer.
-const negotiated = memoize({ entries: 1_000, chars: 100_000 }, parseAcceptEncoding);
-
-function parseAcceptEncoding(header: string): Encoding {
-  const weights = new Map<string, number>();
-  for (const part of header.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    if (!name) continue;
-    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    weights.set(name, q === undefined ? 1 : Number(q));
-  }
-  const weightOf = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0;
-  if (weightOf('br') > 0) return 'br';
-  if (weightOf('gzip') > 0) return 'gzip';
-  return 'identity';
 }

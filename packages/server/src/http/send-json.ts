@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { etagFor, heldTag, negotiateEncoding, type ResponseCache } from './response-cache.ts';
+import { negotiateEncoding } from './compression.ts';
+import { heldTag } from './etag.ts';
+import type { ResponseCache } from './response-cache.ts';
 
 /**
  * Sends a JSON body from the response cache, building it on a miss. The body's bytes are made
@@ -16,7 +18,7 @@ export async function sendJson(
   const entry = (key !== undefined ? cache.get(key) : undefined) ?? cache.put(key, await build());
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('vary', 'accept-encoding');
-  const held = heldTag(entry, request.headers['if-none-match']);
+  const held = heldTag(entry.tags, request.headers['if-none-match']);
   if (held) {
     // The conditional-GET hook answers 304 for this tag; no need to compress anything.
     reply.header('etag', held);
@@ -26,6 +28,6 @@ export async function sendJson(
   const bytes = await cache.encode(entry, wanted);
   const encoding = bytes === entry.body ? 'identity' : wanted;
   if (encoding !== 'identity') reply.header('content-encoding', encoding);
-  reply.header('etag', etagFor(entry, encoding));
+  reply.header('etag', entry.tags[encoding]);
   return reply.send(bytes);
 }

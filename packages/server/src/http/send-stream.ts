@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { constants, createBrotliCompress, createGzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { negotiateEncoding, type ResponseCache } from './response-cache.ts';
+import { compressing, negotiateEncoding } from './compression.ts';
+import { encodedTags, matchesIfNoneMatch, strongTag } from './etag.ts';
+import type { ResponseCache } from './response-cache.ts';
 import { sendJson } from './send-json.ts';
 
 /** Bodies up to this size are kept in the response cache after they were streamed once. */
@@ -20,18 +20,13 @@ export async function sendJsonStream(
   key: string,
   chunks: () => AsyncIterable<string>,
 ): Promise<FastifyReply> {
-  const etag = `"${createHash('sha256').update(key).digest('base64url').slice(0, 32)}"`;
+  const tags = encodedTags(strongTag(key));
+  const etag = tags.identity;
   if (cache.get(key)) return sendJson(request, reply, cache, key, async () => '');
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('vary', 'accept-encoding');
   reply.header('etag', etag);
-  const held = request.headers['if-none-match'];
-  if (
-    held &&
-    (held.trim() === '*' || held.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
-  ) {
-    return reply.send('');
-  }
+  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.send('');
 
   // Bytes are kept for the cache only while it could still take them.
   const keepUpTo = Math.min(MAX_CACHED_STREAM_BYTES, cache.maxBytes);
@@ -55,10 +50,6 @@ export async function sendJsonStream(
   const encoding = negotiateEncoding(request.headers['accept-encoding']);
   if (encoding === 'identity') return reply.send(body);
   reply.header('content-encoding', encoding);
-  reply.header('etag', `${etag.slice(0, -1)}-${encoding}"`);
-  const compress =
-    encoding === 'br'
-      ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4 } })
-      : createGzip({ level: 6 });
-  return reply.send(body.pipe(compress));
+  reply.header('etag', tags[encoding]);
+  return reply.send(body.pipe(compressing(encoding)));
 }

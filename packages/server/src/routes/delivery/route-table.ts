@@ -1,0 +1,81 @@
+import {
+  ArticleListItemSchema,
+  ArticleSchema,
+  PageQuerySchema,
+  SitemapEntrySchema,
+  Success,
+  SuccessPage,
+} from '@folio/schema';
+import { type TObject, type TSchema, Type } from '@sinclair/typebox';
+import type { ProjectRow } from '../../db/tables.ts';
+import type { CachedRoute } from '../../http/fast-path.ts';
+import {
+  type DeliveryDeps,
+  getPublishedArticleBody,
+  listPublishedArticlesBody,
+  requireWebsiteUrl,
+  streamSitemapBody,
+} from '../../services/delivery.ts';
+import { ProjectParams } from '../common.ts';
+
+/** What a delivery request asks for, as the route's schemas leave it: defaults applied. */
+export interface DeliveryAsk {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+}
+
+/**
+ * One delivery route, declared once: Fastify registers it from this (`content.ts`), the fast
+ * path matches and keys cached answers from it (`http/fast-path.ts`), metrics name it by `url`.
+ */
+export interface DeliveryRoute extends CachedRoute {
+  summary: string;
+  params: TObject;
+  querystring?: TObject;
+  /** The success answer's schema (serialization is the cached text's; this documents it). */
+  response: TSchema;
+  answer:
+    | { ready(deps: DeliveryDeps, project: ProjectRow, ask: DeliveryAsk): Promise<string> }
+    | {
+        /** Checked before the first byte: once streaming, an error can no longer be an answer. */
+        before(project: ProjectRow): void;
+        stream(deps: DeliveryDeps, project: ProjectRow): AsyncIterable<string>;
+      };
+}
+
+export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
+  {
+    url: '/api/v1/projects/:projectId/content',
+    summary: 'List published articles, newest first',
+    credentials: ['content'],
+    params: ProjectParams,
+    querystring: PageQuerySchema,
+    response: SuccessPage(ArticleListItemSchema),
+    what: ({ query }) => `list:${query.page}:${query.limit}`,
+    answer: {
+      ready: (deps, project, { query }) =>
+        listPublishedArticlesBody(deps, project, {
+          page: query.page as number,
+          limit: query.limit as number,
+        }),
+    },
+  },
+  {
+    url: '/api/v1/projects/:projectId/content/by-slug/:slug',
+    summary: 'Read one published article by its slug, with related articles',
+    credentials: ['content'],
+    params: Type.Object({ projectId: Type.String(), slug: Type.String() }),
+    response: Success(ArticleSchema),
+    what: ({ params }) => `slug:${params.slug}`,
+    answer: { ready: (deps, project, { params }) => getPublishedArticleBody(deps, project, params.slug!) },
+  },
+  {
+    url: '/api/v1/projects/:projectId/content/sitemap',
+    summary: 'Every published article: its URL on the website and last modification',
+    credentials: ['content'],
+    params: ProjectParams,
+    response: Success(Type.Array(SitemapEntrySchema)),
+    what: () => 'sitemap',
+    answer: { before: (project) => void requireWebsiteUrl(project), stream: streamSitemapBody },
+  },
+];

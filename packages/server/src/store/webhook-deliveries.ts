@@ -138,6 +138,8 @@ export async function finishAttempt(
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function insertAttempt(db: Kysely<Database>, row: NewAttemptRow): Promise<void> {
-  await db.insertInto('webhook_attempts').values(row).execute();
+/** Adds one log row per attempt, in one statement. */
+export async function insertAttempts(db: Kysely<Database>, rows: NewAttemptRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('webhook_attempts').values(rows).execute();
 }

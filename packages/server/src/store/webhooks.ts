@@ -5,6 +5,12 @@ export async function findWebhook(db: Kysely<Database>, projectId: string): Prom
   return db.selectFrom('webhooks').selectAll().where('project_id', '=', projectId).executeTakeFirst();
 }
 
+/** The webhooks of the given projects (a project without one has no row). */
+export async function findWebhooks(db: Kysely<Database>, projectIds: string[]): Promise<WebhookRow[]> {
+  if (projectIds.length === 0) return [];
+  return db.selectFrom('webhooks').selectAll().where('project_id', 'in', projectIds).execute();
+}
+
 /** Writes the project's webhook settings, creating the row on first use. */
 export async function saveWebhook(
   db: Kysely<Database>,

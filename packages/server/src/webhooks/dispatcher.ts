@@ -3,16 +3,11 @@ import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database, WebhookRow } from '../db/tables.ts';
-import {
-  type DeliveryWithEvent,
-  finishAttempt,
-  insertAttempt,
-  leaseDeliveries,
-  selectDueDeliveries,
-} from '../store/webhook-deliveries.ts';
-import { findWebhook, saveWebhook } from '../store/webhooks.ts';
+import { type DeliveryWithEvent, leaseDeliveries, selectDueDeliveries } from '../store/webhook-deliveries.ts';
+import { findWebhooks } from '../store/webhooks.ts';
 import { type Resolver, resolveWebhookTarget } from './address-guard.ts';
-import { type AttemptOutcome, classifyAttempt } from './outcome.ts';
+import { createAttemptRecorder } from './attempt-recorder.ts';
+import { classifyAttempt } from './outcome.ts';
 import type { SecretBox } from './secret-box.ts';
 import { postWebhook, type SendResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
@@ -32,10 +27,10 @@ export interface DispatcherOptions {
   logger?: Logger;
   /** How often to look for due deliveries when nothing wakes the dispatcher. */
   pollIntervalMs?: number;
-  /** Deliveries in flight at once in this process. */
-  concurrency?: number;
-  /** Deliveries in flight at once per project, so one slow receiver cannot take every slot. */
+  /** Deliveries in flight at once per project (FOLIO_WEBHOOK_CONCURRENCY). */
   perProjectConcurrency?: number;
+  /** Deliveries in flight at once in this process (by default room for several projects). */
+  concurrency?: number;
   /**
    * Waits until every server process serves each commit made so far (the change feed's
    * `settle`): a receiver that refetches on a delivery must get the change, from any of them.
@@ -53,20 +48,36 @@ export interface Dispatcher {
   stop(graceMs?: number): Promise<void>;
 }
 
+// The process-wide limit leaves room for several projects at their own limit at once, so one
+// slow receiver holds at most a share of the slots.
+const PROJECTS_AT_FULL_PACE = 4;
+const MIN_CONCURRENCY = 16;
+const DEFAULT_WEBHOOK_CONCURRENCY = 4;
+
+/** A delivery this process holds the lease on, with its project's webhook as the claim read it. */
+interface Claimed {
+  delivery: DeliveryWithEvent;
+  webhook: WebhookRow | undefined;
+  token: string;
+  /** Resolves once every server process serves the commits the claim saw: only then is it sent. */
+  served: Promise<void>;
+}
+
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const {
     db,
     now,
     random = Math.random,
     pollIntervalMs = 1000,
-    concurrency = 16,
-    perProjectConcurrency = 4,
+    perProjectConcurrency = DEFAULT_WEBHOOK_CONCURRENCY,
+    concurrency = Math.max(MIN_CONCURRENCY, perProjectConcurrency * PROJECTS_AT_FULL_PACE),
   } = options;
   // A lease outlives the attempt's timeout, so only a crashed holder ever loses one.
   const leaseMs = options.timeoutMs * 2 + 5_000;
   const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const inFlight = new Map<string, Promise<void>>();
   const perProject = new Map<string, number>();
+  const record = createAttemptRecorder(db, now);
   let running = false;
   let wakeUp: (() => void) | undefined;
   // A wake-up that came while the loop was busy claiming: the loop claims again before sleeping.
@@ -77,7 +88,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
   let loopDone: Promise<void> = Promise.resolve();
 
-  async function claim(): Promise<Array<{ delivery: DeliveryWithEvent; token: string }>> {
+  /** Leases what is due within the limits, with each project's webhook. */
+  async function claim(): Promise<Claimed[]> {
     const free = concurrency - inFlight.size;
     if (free <= 0) return [];
     const busy = [...perProject].filter(([, count]) => count >= perProjectConcurrency).map(([id]) => id);
@@ -91,15 +103,26 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         lockRows: options.lockRows,
       });
       const picked = pickWithinLimits(due, free, perProject, perProjectConcurrency);
-      return leaseDeliveries(trx, picked, { token, until: at + leaseMs, now: at });
+      const leased = await leaseDeliveries(trx, picked, { token, until: at + leaseMs, now: at });
+      // Read once per claim rather than once per delivery.
+      const webhooks = await findWebhooks(trx, [...new Set(leased.map((delivery) => delivery.project_id))]);
+      return leased.map((delivery) => ({
+        delivery,
+        webhook: webhooks.find((webhook) => webhook.project_id === delivery.project_id),
+        token,
+      }));
     });
-    if (claimed.length > 0) await options.settle?.();
-    return claimed.map((delivery) => ({ delivery, token }));
+    if (claimed.length === 0) return [];
+    // One barrier for the whole claim, awaited by its attempts rather than by the loop, so the
+    // next claim need not wait for it.
+    const served = options.settle?.() ?? Promise.resolve();
+    return claimed.map((entry) => ({ ...entry, served }));
   }
 
-  function launch(delivery: DeliveryWithEvent, token: string): Promise<void> {
+  function launch(claimed: Claimed): Promise<void> {
+    const { delivery } = claimed;
     perProject.set(delivery.project_id, (perProject.get(delivery.project_id) ?? 0) + 1);
-    const work = attempt(delivery, token)
+    const work = attempt(claimed)
       .catch((error: unknown) =>
         options.logger?.error({ err: error, delivery: delivery.id }, 'delivery attempt failed'),
       )
@@ -114,17 +137,27 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return work;
   }
 
-  async function attempt(delivery: DeliveryWithEvent, token: string): Promise<void> {
+  async function attempt({ delivery, webhook, token, served }: Claimed): Promise<void> {
+    await served;
     const startedAt = now();
     const attemptsMade = delivery.attempts + 1;
-    const result = await send(delivery, startedAt);
+    const result = await send(delivery, webhook, startedAt);
     const outcome = classifyAttempt(result, {
       attemptsMade,
       now: now(),
       schedule: options.retryScheduleMs,
       random,
     });
-    await record(delivery, token, attemptsMade, startedAt, result, outcome);
+    // Fenced by the lease: false when it expired and another claimer owns the delivery now.
+    const recorded = await record({
+      deliveryId: delivery.id,
+      projectId: delivery.project_id,
+      token,
+      attempt: attemptsMade,
+      startedAt,
+      result,
+      outcome,
+    });
     options.logger?.info(
       {
         delivery: delivery.id,
@@ -133,13 +166,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         statusCode: result.statusCode,
         error: result.error,
         status: outcome.patch.status,
+        recorded,
       },
       'webhook delivery attempt',
     );
   }
 
-  async function send(delivery: DeliveryWithEvent, startedAt: number): Promise<SendResult> {
-    const webhook = await findWebhook(db, delivery.project_id);
+  async function send(
+    delivery: DeliveryWithEvent,
+    webhook: WebhookRow | undefined,
+    startedAt: number,
+  ): Promise<SendResult> {
     if (!webhook?.url) return { error: 'The project has no webhook URL', body: '', durationMs: 0 };
     if (webhook.disabled_at !== null)
       return { error: `Webhook disabled: ${webhook.disabled_reason}`, body: '', durationMs: 0 };
@@ -187,46 +224,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return headers;
   }
 
-  async function record(
-    delivery: DeliveryWithEvent,
-    token: string,
-    attemptsMade: number,
-    startedAt: number,
-    result: SendResult,
-    outcome: AttemptOutcome,
-  ): Promise<void> {
-    const at = now();
-    await db.transaction().execute(async (trx) => {
-      const held = await finishAttempt(trx, delivery.id, token, {
-        ...outcome.patch,
-        attempts: attemptsMade,
-        updated_at: at,
-      });
-      if (!held) return; // the lease expired and another claimer owns the delivery now
-      await insertAttempt(trx, {
-        delivery_id: delivery.id,
-        attempt: attemptsMade,
-        started_at: startedAt,
-        duration_ms: result.durationMs,
-        status_code: result.statusCode ?? null,
-        error: result.error ?? null,
-        response_body: result.body || null,
-      });
-      if (outcome.disableReason) {
-        await saveWebhook(trx, delivery.project_id, {
-          disabled_at: at,
-          disabled_reason: outcome.disableReason,
-          updated_at: at,
-        });
-      }
-    });
-  }
-
   async function loop(): Promise<void> {
     while (running) {
       wakeRequested = false;
       try {
-        for (const { delivery, token } of await claim()) void launch(delivery, token);
+        for (const claimed of await claim()) void launch(claimed);
       } catch (error) {
         options.logger?.error({ err: error }, 'claiming webhook deliveries failed');
       }
@@ -252,7 +254,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     wake,
     async runOnce() {
       const claimed = await claim();
-      await Promise.all(claimed.map(({ delivery, token }) => launch(delivery, token)));
+      await Promise.all(claimed.map(launch));
       return claimed.length;
     },
     async stop(graceMs = 10_000) {

@@ -99,4 +99,18 @@ describe('configuration', () => {
         error.problems[1]!.startsWith('FOLIO_TRUST_PROXY='),
     );
   });
+
+  test('FOLIO_WEBHOOK_CONCURRENCY: deliveries in flight per project, a whole number from 1', () => {
+    assert.equal(loadConfig({}).webhookConcurrency, 32);
+    assert.equal(loadConfig({ FOLIO_WEBHOOK_CONCURRENCY: '4' }).webhookConcurrency, 4);
+    for (const bad of ['0', '-1', '2.5', 'many', '1001']) {
+      assert.throws(
+        () => loadConfig({ FOLIO_WEBHOOK_CONCURRENCY: bad }),
+        (error: ConfigError) =>
+          error.problems.length === 1 &&
+          error.problems[0]!.startsWith(`FOLIO_WEBHOOK_CONCURRENCY="${bad}" is not valid: expected`),
+        bad,
+      );
+    }
+  });
 });

@@ -15,6 +15,8 @@ export interface Config {
   /** Delays before each retry after the first attempt, in milliseconds. */
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
+  /** Webhook deliveries in flight at once per project. */
+  webhookConcurrency: number;
   /** 32 bytes that encrypt webhook secrets at rest (AES-256-GCM); undefined keeps them plain. */
   secretKey: Buffer | undefined;
   /** Bytes of ready delivery responses kept in memory; 0 turns the cache off. */
@@ -41,6 +43,9 @@ type Env = Record<string, string | undefined>;
 // holds over 100 MB, and the cache's accounted bytes cost more RSS than they count (BENCHMARKS.md,
 // "Flood of distinct URLs"), so the default leaves room to spare on another machine.
 export const DEFAULT_RESPONSE_CACHE_MB = 64;
+
+// Enough to keep pace with a burst of writes to one project; see BENCHMARKS.md, "Webhooks".
+export const DEFAULT_WEBHOOK_CONCURRENCY = 32;
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -110,6 +115,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     'a positive duration such as 10s',
   );
+  const webhookConcurrency = read(
+    'FOLIO_WEBHOOK_CONCURRENCY',
+    DEFAULT_WEBHOOK_CONCURRENCY,
+    (raw) => (/^\d+$/.test(raw.trim()) && Number(raw) >= 1 && Number(raw) <= 1000 ? Number(raw) : undefined),
+    'a whole number from 1 to 1000',
+  );
 
   const secretKey = read<Buffer | undefined>(
     'FOLIO_SECRET_KEY',
@@ -151,6 +162,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webhookAllowPrivate,
     webhookRetryScheduleMs,
     webhookTimeoutMs,
+    webhookConcurrency,
     secretKey,
     responseCacheBytes: responseCacheMb * 1024 * 1024,
     sqliteSynchronous,

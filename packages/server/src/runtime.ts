@@ -39,6 +39,7 @@ export async function openRuntime(config: Config, serving: boolean): Promise<Run
     now: Date.now,
     retryScheduleMs: config.webhookRetryScheduleMs,
     timeoutMs: config.webhookTimeoutMs,
+    perProjectConcurrency: config.webhookConcurrency,
     allowPrivate: webhooks.allowPrivate,
     secretBox: webhooks.secretBox,
     userAgent: WEBHOOK_USER_AGENT,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { DEFAULT_WEBHOOK_CONCURRENCY } from '../config.ts';
 import type { Database, WebhookRow } from '../db/tables.ts';
 import { type DeliveryWithEvent, leaseDeliveries, selectDueDeliveries } from '../store/webhook-deliveries.ts';
 import { findWebhooks } from '../store/webhooks.ts';
@@ -52,7 +53,6 @@ export interface Dispatcher {
 // slow receiver holds at most a share of the slots.
 const PROJECTS_AT_FULL_PACE = 4;
 const MIN_CONCURRENCY = 16;
-const DEFAULT_WEBHOOK_CONCURRENCY = 4;
 
 /** A delivery this process holds the lease on, with its project's webhook as the claim read it. */
 interface Claimed {

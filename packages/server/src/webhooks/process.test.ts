@@ -135,7 +135,11 @@ for (const dialect of DIALECTS) {
     test('after SIGKILL with deliveries in flight and pending, a restart delivers every committed event', async () => {
       const database = await freshDatabase(dialect);
       // A 1 s timeout gives a 7 s lease: a delivery the killed process held is sent again after that.
-      const env = serverEnv(database, { timeout: '1s', schedule: '1s,1s,1s' });
+      // 4 in flight per project leaves some of the 10 deliveries waiting.
+      const env = {
+        ...serverEnv(database, { timeout: '1s', schedule: '1s,1s,1s' }),
+        FOLIO_WEBHOOK_CONCURRENCY: '4',
+      };
       const receiver = await newReceiver();
       receiver.fallback = { status: 204, delayMs: 5_000 };
       const first = await startFolio(env);
@@ -292,7 +296,11 @@ if (DIALECTS.includes('postgres')) {
 describe('isolation between projects', () => {
   test("a receiver that never answers does not delay another project's delivery", async () => {
     const database = await freshDatabase('sqlite');
-    const env = serverEnv(database, { timeout: '3s', schedule: '1s,1s,1s' });
+    // 4 per project leaves the process 16 slots in all (its floor).
+    const env = {
+      ...serverEnv(database, { timeout: '3s', schedule: '1s,1s,1s' }),
+      FOLIO_WEBHOOK_CONCURRENCY: '4',
+    };
     const dead = await newReceiver();
     dead.fallback = { status: 204, delayMs: 30_000 };
     const alive = await newReceiver();
@@ -300,7 +308,7 @@ describe('isolation between projects', () => {
     const projectA = await createHookedProject(folio, dead);
     const projectB = await createHookedProject(folio, alive);
 
-    // More than the 16 deliveries a process sends at once: without a per-project limit,
+    // More than the 16 deliveries the process sends at once: without the per-project limit,
     // project A would take every slot.
     const ids = articleIds(20, 'slow');
     for (const id of ids) await publish(folio, projectA, id);

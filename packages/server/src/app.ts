@@ -12,20 +12,34 @@ import { installConditionalGets } from './http/caching.ts';
 import { handleClientError, handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
 import { createFastPath, ROUTER_OPTIONS } from './http/fast-path.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
+import { createRateLimits, DEFAULT_AUTH_FAILURE_BUDGET, type RateLimits } from './http/rate-limits.ts';
+import { createRequestAccounting } from './http/request-accounting.ts';
 import { createResponseCache } from './http/response-cache.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { deliveryRoutes } from './routes/delivery/content.ts';
 import { DELIVERY_ROUTES } from './routes/delivery/route-table.ts';
 import { healthRoutes } from './routes/health.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
 import { createChangeWatch } from './services/change-watch.ts';
 import type { ServiceDeps, WebhookPolicy } from './services/deps.ts';
 import { createKeyChecks } from './services/key-checks.ts';
 import { createListingIndex } from './services/listing-index.ts';
+import { serverCounts } from './services/server-counts.ts';
 import { FOLIO_VERSION } from './version.ts';
 import { createSecretBox } from './webhooks/secret-box.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Requests answered by the fast path since start, for operators and tests. */
+    fastPathHits(): number;
+    /** What the response cache holds: accounted bytes and entries. */
+    responseCacheUse(): { bytes: number; entries: number };
+  }
+}
 
 const BODY_LIMIT = 1024 * 1024;
 export const DEFAULT_RESPONSE_CACHE_BYTES = DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024;
@@ -57,6 +71,10 @@ export interface AppOptions {
   logger?: FastifyBaseLogger;
   /** `request.ip` is the first `X-Forwarded-For` hop, not the socket's (FOLIO_TRUST_PROXY). */
   trustProxy?: boolean;
+  /** The server's metrics, shared with its webhook dispatcher; a registry of its own if none. */
+  metrics?: Metrics;
+  /** Rate-limit budgets; by default only failed authentications are limited, in this process. */
+  rateLimits?: RateLimits;
 }
 
 /** Builds the HTTP application. It never listens and never reads the environment. */
@@ -73,9 +91,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const feed = options.changeFeed;
   const watch = options.changeToken ? createChangeWatch(options.changeToken, feed?.known) : undefined;
   const keys = createKeyChecks(deps, watch);
+  const metrics = options.metrics ?? createMetrics();
+  metrics.scrapeFrom(serverCounts(deps));
+  const limits =
+    options.rateLimits ??
+    (await createRateLimits({ perCredential: undefined, authFailures: DEFAULT_AUTH_FAILURE_BUDGET }));
+  const accounting = createRequestAccounting({ metrics, limits, trustProxy: options.trustProxy ?? false });
   // Without a cache nothing is ever ready.
   const fastPath =
-    watch && cache.maxBytes > 0 ? createFastPath({ routes: DELIVERY_ROUTES, cache, watch, keys }) : undefined;
+    watch && cache.maxBytes > 0
+      ? createFastPath({ routes: DELIVERY_ROUTES, cache, watch, keys, accounting: accounting.fast })
+      : undefined;
 
   const app = Fastify({
     ...(fastPath
@@ -98,6 +124,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installJsonBodyParser(app);
   installErrorHandling(app);
   installConditionalGets(app);
+  accounting.install(app);
   if (feed) settleWrites(app, feed);
 
   await app.register(swagger, {
@@ -124,8 +151,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes(options.db));
   await app.register(publicRoutes({ blocksSchema, cache }));
-  await app.register(deliveryRoutes({ ...deps, listing: createListingIndex() }, cache, keys));
-  await app.register(adminRoutes(deps, options.adminCredential, blocksSchema));
+  await app.register(
+    deliveryRoutes({ ...deps, listing: createListingIndex() }, cache, keys, accounting, metrics),
+  );
+  await app.register(adminRoutes(deps, options.adminCredential, blocksSchema, accounting));
+  await app.register(metricsRoutes(metrics, options.adminCredential));
   await app.register(
     dashboardRoutes({ deps, credential: options.adminCredential, baseUrl: options.baseUrl }),
   );

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { TObject } from '@sinclair/typebox';
 import FindMyWay from 'find-my-way';
 import type { ChangeWatch } from '../services/change-watch.ts';
@@ -9,6 +10,7 @@ import { DELIVERY_CACHE_CONTROL } from './caching.ts';
 import { MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.ts';
 import { heldTag } from './etag.ts';
 import { memoize } from './memoize.ts';
+import type { Admitted, FastAccounting } from './request-accounting.ts';
 import { type CachedBody, deliveryCacheKey, type ResponseCache } from './response-cache.ts';
 
 /** Who may read a route: the kinds of credential it accepts. */
@@ -64,6 +66,8 @@ export function createFastPath(options: {
   cache: ResponseCache;
   watch: ChangeWatch;
   keys: KeyChecks;
+  /** Rate limits and metrics, which count fast answers as the framework's own. */
+  accounting: FastAccounting;
 }): FastPath {
   let hits = 0;
   // The same router the framework uses, built from the same table: the two cannot disagree on
@@ -86,7 +90,9 @@ export function createFastPath(options: {
   // string every time, so the key checks' map finds it without hashing and comparing a new one.
   const bearerOf = memoize(BEARER_BOUNDS, readBearerToken);
 
-  function lookup(request: IncomingMessage): { check: KeyCheck; entry: CachedBody } | undefined {
+  function lookup(
+    request: IncomingMessage,
+  ): { check: KeyCheck; entry: CachedBody; route: Route } | undefined {
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
     const route = routeOf(request.url ?? '');
     if (!route) return undefined;
@@ -97,7 +103,7 @@ export function createFastPath(options: {
       return undefined;
     }
     const entry = options.cache.get(cacheKeyOf(route, check.project.content_version));
-    return entry ? { check, entry } : undefined;
+    return entry ? { check, entry, route } : undefined;
   }
 
   return {
@@ -105,39 +111,61 @@ export function createFastPath(options: {
       return hits;
     },
     serve(request, response, fullPath) {
+      const startedAt = performance.now();
       const found = lookup(request);
       if (!found) {
         fullPath(request, response);
         return;
       }
+      const toFullPath = () => fullPath(request, response);
       options.watch.later((token) => {
-        if (token !== undefined && token === found.check.token && answer(request, response, found.entry)) {
-          hits++;
-        } else {
-          fullPath(request, response);
+        const prepared = token !== undefined && token === found.check.token && prepare(request, found.entry);
+        if (!prepared) {
+          toFullPath();
+          return;
         }
+        const send = (fields: Admitted | undefined) => {
+          // Refused: the framework answers in the contract's words, and counts it there.
+          if (!fields) {
+            toFullPath();
+            return;
+          }
+          response.writeHead(prepared.status, { ...prepared.headers, ...fields });
+          response.end(request.method === 'HEAD' ? undefined : prepared.body);
+          hits++;
+          options.accounting.answered(found.route.route.url, request.method!, prepared.status, startedAt);
+        };
+        const admitted = options.accounting.admit(request, found.check.keyId);
+        if (admitted instanceof Promise) admitted.then(send, toFullPath);
+        else send(admitted);
       });
     },
   };
 }
 
-/** Writes `entry` as the answer to `request`; false when the full path must answer instead. */
-function answer(request: IncomingMessage, response: ServerResponse, entry: CachedBody): boolean {
+/** A ready answer to write. */
+interface Prepared {
+  status: 200 | 304;
+  headers: Record<string, string | number>;
+  body: Buffer | undefined;
+}
+
+/** The answer `entry` makes to `request`; undefined when the full path must answer instead. */
+function prepare(request: IncomingMessage, entry: CachedBody): Prepared | undefined {
   // A tag that is not current gets the whole answer, as on the full path.
   const matched = heldTag(entry.tags, request.headers['if-none-match']);
   if (matched) {
-    response.writeHead(304, {
-      etag: matched,
-      'cache-control': DELIVERY_CACHE_CONTROL,
-      vary: 'accept-encoding',
-    });
-    response.end();
-    return true;
+    // The headers of NOT_MODIFIED_HEADERS, as the 200 would have sent them.
+    return {
+      status: 304,
+      headers: { etag: matched, 'cache-control': DELIVERY_CACHE_CONTROL, vary: 'accept-encoding' },
+      body: undefined,
+    };
   }
   const encoding = negotiateEncoding(request.headers['accept-encoding']);
   const bytes = encoding === 'identity' ? entry.body : entry.variants[encoding];
   // Small bodies are never compressed; a variant not made yet is made on the full path.
-  if (!bytes && entry.body.length >= MIN_COMPRESS_BYTES) return false;
+  if (!bytes && entry.body.length >= MIN_COMPRESS_BYTES) return undefined;
   const body = bytes ?? entry.body;
   const sentEncoding = body === entry.body ? 'identity' : encoding;
   const headers: Record<string, string | number> = {
@@ -148,9 +176,7 @@ function answer(request: IncomingMessage, response: ServerResponse, entry: Cache
     'content-length': body.length,
   };
   if (sentEncoding !== 'identity') headers['content-encoding'] = sentEncoding;
-  response.writeHead(200, headers);
-  response.end(request.method === 'HEAD' ? undefined : body);
-  return true;
+  return { status: 200, headers, body };
 }
 
 /** A delivery URL's project and the cache key part of what it asks for. */

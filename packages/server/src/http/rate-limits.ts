@@ -49,6 +49,9 @@ export interface RateLimitOptions {
   warn?: (message: string) => void;
 }
 
+/** The contract's default for failed authentications per client address (`FOLIO_AUTH_FAILURE_LIMIT`). */
+export const DEFAULT_AUTH_FAILURE_BUDGET: Budget = { points: 30, seconds: 60 };
+
 // A Redis outage is reported once per this long, not on every request it lets through.
 const WARN_EVERY_MS = 60_000;
 const POLICY = 'default';

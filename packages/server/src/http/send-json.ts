@@ -14,8 +14,12 @@ export async function sendJson(
   cache: ResponseCache,
   key: string | undefined,
   build: () => Promise<string>,
+  /** Told whether the answer was found ready (a delivery answer's cache hit) or built. */
+  looked?: (hit: boolean) => void,
 ): Promise<FastifyReply> {
-  const entry = (key !== undefined ? cache.get(key) : undefined) ?? cache.put(key, await build());
+  const found = key !== undefined ? cache.get(key) : undefined;
+  looked?.(found !== undefined);
+  const entry = found ?? cache.put(key, await build());
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('vary', 'accept-encoding');
   const held = heldTag(entry.tags, request.headers['if-none-match']);

@@ -19,10 +19,12 @@ export async function sendJsonStream(
   cache: ResponseCache,
   key: string,
   chunks: () => AsyncIterable<string>,
+  looked?: (hit: boolean) => void,
 ): Promise<FastifyReply> {
   const tags = encodedTags(strongTag(key));
   const etag = tags.identity;
-  if (cache.get(key)) return sendJson(request, reply, cache, key, async () => '');
+  if (cache.get(key)) return sendJson(request, reply, cache, key, async () => '', looked);
+  looked?.(false);
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('vary', 'accept-encoding');
   reply.header('etag', etag);

@@ -56,6 +56,8 @@ export async function revokeContentKey(deps: ServiceDeps, projectId: string, key
 
 /** A delivery request's key, checked: its project and when it was last used. */
 export interface AuthenticatedKey {
+  /** The key's id: what its rate-limit budget is kept under (never the secret itself). */
+  keyId: string;
   project: ProjectRow;
   lastUsedAt: number;
 }
@@ -85,7 +87,7 @@ export async function authenticateContentKey(
   const now = deps.now();
   if (found.lastUsedAt === null || now - found.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     await keys.touchContentKey(deps.db, found.keyId, now);
-    return { project: found.project, lastUsedAt: now };
+    return { keyId: found.keyId, project: found.project, lastUsedAt: now };
   }
-  return { project: found.project, lastUsedAt: found.lastUsedAt };
+  return { keyId: found.keyId, project: found.project, lastUsedAt: found.lastUsedAt };
 }

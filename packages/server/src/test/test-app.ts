@@ -5,6 +5,8 @@ import { type AppOptions, buildApp } from '../app.ts';
 import type { ChangeFeed, DialectName } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import type { Database } from '../db/tables.ts';
+import type { Metrics } from '../http/metrics.ts';
+import type { RateLimits } from '../http/rate-limits.ts';
 import { resolveAdminCredential } from '../services/admin-auth.ts';
 import type { WebhookPolicy } from '../services/deps.ts';
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from '../webhooks/dispatcher.ts';
@@ -47,6 +49,11 @@ export interface TestApp {
   admin(method: InjectOptions['method'], url: string, body?: unknown): Promise<LightMyRequestResponse>;
   /** A delivery request with a content key. */
   deliver(key: string, url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /**
+   * A request over a real socket, which reaches the fast path (`inject` enters behind it): the
+   * app listens on 127.0.0.1 on first use.
+   */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
   createProject(fields?: {
     name?: string;
     websiteUrl?: string | null;
@@ -68,6 +75,10 @@ export interface TestAppOptions {
   dispatcher?: Partial<DispatcherOptions>;
   /** The response cache's bound; the server's default when not given. */
   responseCacheBytes?: number;
+  /** Rate-limit budgets; by default those of a server with FOLIO_RATE_LIMIT unset. */
+  rateLimits?: RateLimits;
+  trustProxy?: boolean;
+  metrics?: Metrics;
 }
 
 /** A short retry schedule; with `random` fixed at 0.5 there is no jitter in tests. */
@@ -112,7 +123,11 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     },
     changeFeed,
     ...(options.responseCacheBytes === undefined ? {} : { responseCacheBytes: options.responseCacheBytes }),
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.trustProxy ? { trustProxy: true } : {}),
   });
+  let origin: Promise<string> | undefined;
 
   const admin: TestApp['admin'] = (method, url, body) =>
     app.inject({
@@ -140,6 +155,10 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     admin,
     deliver: (key, url, headers = {}) =>
       app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}`, ...headers } }),
+    async fetch(path, init) {
+      origin ??= app.listen({ port: 0, host: '127.0.0.1' });
+      return fetch(`${await origin}${path}`, init);
+    },
     async createProject(fields = {}) {
       const response = expectStatus(
         await admin('POST', '/admin/v1/projects', { name: 'Test site', ...fields }),

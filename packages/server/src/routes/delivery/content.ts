@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ProjectRow } from '../../db/tables.ts';
+import type { Metrics } from '../../http/metrics.ts';
+import type { RequestAccounting } from '../../http/request-accounting.ts';
 import { deliveryCacheKey, type ResponseCache } from '../../http/response-cache.ts';
 import { sendJson } from '../../http/send-json.ts';
 import { sendJsonStream } from '../../http/send-stream.ts';
@@ -20,15 +22,19 @@ export function deliveryRoutes(
   deps: DeliveryDeps,
   cache: ResponseCache,
   keys: KeyChecks,
+  accounting: RequestAccounting,
+  metrics: Metrics,
 ): FastifyPluginAsyncTypebox {
   return async (app) => {
     const projects = new WeakMap<object, ProjectRow>();
     // Authentication runs before the query is validated, so nothing is revealed without a key.
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', async (request, reply) => {
       const { projectId } = request.params as { projectId: string };
       const key = await keys.authenticate(readBearerToken(request.headers.authorization), projectId);
+      await accounting.spend(request, reply, key.keyId);
       projects.set(request, key.project);
     });
+    const looked = (hit: boolean) => (hit ? metrics.cacheHit() : metrics.cacheMiss());
 
     for (const route of DELIVERY_ROUTES) {
       app.get(
@@ -51,10 +57,11 @@ export function deliveryRoutes(
           };
           const key = deliveryCacheKey(project.id, project.content_version, route.what(ask));
           const { answer } = route;
-          if ('ready' in answer)
-            return sendJson(request, reply, cache, key, () => answer.ready(deps, project, ask));
+          if ('ready' in answer) {
+            return sendJson(request, reply, cache, key, () => answer.ready(deps, project, ask), looked);
+          }
           answer.before(project);
-          return sendJsonStream(request, reply, cache, key, () => answer.stream(deps, project));
+          return sendJsonStream(request, reply, cache, key, () => answer.stream(deps, project), looked);
         },
       );
     }

@@ -1,0 +1,131 @@
+import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import type { Metrics } from './metrics.ts';
+import type { RateLimits, Spent } from './rate-limits.ts';
+
+// Routes behind a credential: a client address past its failed authentications is refused on
+// all of them, valid credential or not.
+const AUTHENTICATED = /^\/(api|admin|metrics|dashboard)(\/|$|\?)/;
+// Where a 401 counts as a failed authentication (the contract's list: the two APIs, /metrics and
+// the dashboard's sign-in; an expired dashboard session is not a guess at anything).
+const COUNTED_FAILURES = /^\/(api\/|admin\/|metrics(\?|$)|dashboard\/sign-in(\?|$))/;
+// Requests that match no route share one label, so label values stay bounded.
+const UNMATCHED = 'unmatched';
+
+/**
+ * What every request passes through, answered on the fast path or by the framework alike: the
+ * rate limits before it is answered, the metrics once it is. One module, so a cached answer given
+ * before the framework is counted exactly where the framework's answers are.
+ */
+export interface RequestAccounting {
+  /** Installs the address check, failure counting and metrics on the framework's path. */
+  install(app: FastifyInstance): void;
+  /**
+   * Spends a request of `credential` (after it was checked) on the framework's path: sets the
+   * RateLimit fields, and refuses the request with 429 past the budget.
+   */
+  spend(request: FastifyRequest, reply: FastifyReply, credential: string): Promise<void>;
+  /** The fast path's side of both. */
+  fast: FastAccounting;
+}
+
+export interface FastAccounting {
+  /**
+   * Whether the fast path may answer `request` for `credential`, with the header fields to add;
+   * undefined hands it to the framework, which refuses it in the contract's words.
+   */
+  admit(request: IncomingMessage, credential: string): Admitted | undefined | Promise<Admitted | undefined>;
+  /** A fast answer given: counted as the framework counts its own. */
+  answered(route: string, method: string, status: number, startedAt: number): void;
+}
+
+/** Header fields a fast answer carries for the rate limits, if any. */
+export type Admitted = Record<string, string>;
+
+const NO_FIELDS: Admitted = Object.freeze({});
+
+export function createRequestAccounting(options: {
+  metrics: Metrics;
+  limits: RateLimits;
+  /** Take the client address from the first `X-Forwarded-For` hop (`FOLIO_TRUST_PROXY`). */
+  trustProxy: boolean;
+}): RequestAccounting {
+  const { metrics, limits } = options;
+  const addressOf = (request: IncomingMessage): string => {
+    if (options.trustProxy) {
+      const forwarded = request.headers['x-forwarded-for'];
+      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+      if (first) return first;
+    }
+    return request.socket.remoteAddress ?? '';
+  };
+
+  return {
+    install(app) {
+      app.addHook('onRequest', async (request) => {
+        if (!AUTHENTICATED.test(request.url)) return;
+        const wait = await limits.blockedFor(addressOf(request.raw));
+        if (wait > 0) throw tooManyFailures(wait);
+      });
+      app.addHook('onResponse', (request, reply, done) => {
+        const status = reply.statusCode;
+        if (status === 401 && COUNTED_FAILURES.test(request.url)) limits.failed(addressOf(request.raw));
+        metrics.answered(
+          request.routeOptions.url ?? UNMATCHED,
+          request.method,
+          status,
+          reply.elapsedTime / 1000,
+        );
+        done();
+      });
+    },
+    async spend(_request, reply, credential) {
+      const spent = await limits.spend(credential);
+      if (!spent) return;
+      reply.headers(fieldsOf(spent));
+      if (!spent.allowed) {
+        throw new AppError(
+          'rate_limited',
+          `Too many requests for this credential; retry in ${spent.resetSeconds} s.`,
+          undefined,
+          {
+            retryAfterSeconds: spent.resetSeconds,
+          },
+        );
+      }
+    },
+    fast: {
+      admit(request, credential) {
+        const wait = limits.blockedFor(addressOf(request));
+        const spend = () => {
+          const spent = limits.spend(credential);
+          if (!spent) return NO_FIELDS;
+          return spent.then((result) => (result.allowed ? fieldsOf(result) : undefined));
+        };
+        if (typeof wait === 'number') return wait > 0 ? undefined : spend();
+        return wait.then((seconds) => (seconds > 0 ? undefined : spend()));
+      },
+      answered(route, method, status, startedAt) {
+        metrics.cacheHit();
+        metrics.answered(route, method, status, (performance.now() - startedAt) / 1000);
+      },
+    },
+  };
+}
+
+function fieldsOf(spent: Spent): Admitted {
+  return spent.state
+    ? { 'ratelimit-policy': spent.policy, ratelimit: spent.state }
+    : { 'ratelimit-policy': spent.policy };
+}
+
+function tooManyFailures(seconds: number): AppError {
+  return new AppError(
+    'rate_limited',
+    `Too many failed authentications from this address; retry in ${seconds} s.`,
+    undefined,
+    { retryAfterSeconds: seconds },
+  );
+}

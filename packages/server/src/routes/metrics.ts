@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Metrics } from '../http/metrics.ts';
+import { type AdminCredential, verifyAdminToken } from '../services/admin-auth.ts';
+import { readBearerToken } from '../services/tokens.ts';
+import { errorResponses } from './common.ts';
+
+/** `GET /metrics`: Prometheus's text format, for the admin token only. */
+export function metricsRoutes(metrics: Metrics, credential: AdminCredential): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/metrics',
+      {
+        schema: {
+          tags: ['Health'],
+          summary: 'Prometheus metrics (text format 0.0.4), with the admin token',
+          security: [{ adminToken: [] }],
+          response: {
+            200: Type.String({ description: 'Prometheus text exposition format' }),
+            ...errorResponses,
+          },
+        },
+        onRequest: async (request) => {
+          verifyAdminToken(credential, readBearerToken(request.headers.authorization));
+        },
+      },
+      async (_request, reply) => {
+        reply.header('content-type', metrics.contentType);
+        reply.header('cache-control', 'no-store');
+        return metrics.render();
+      },
+    );
+  };
+}

@@ -15,8 +15,40 @@ describe('configuration', () => {
     assert.equal(config.webhookAllowPrivate, false);
     assert.deepEqual(config.webhookRetryScheduleMs, [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6]);
     assert.equal(config.webhookTimeoutMs, 10_000);
-    assert.equal(config.responseCacheBytes, 128 * 1024 * 1024);
+    assert.equal(config.responseCacheBytes, 64 * 1024 * 1024);
+    assert.equal(config.rateLimit, undefined);
+    assert.deepEqual(config.authFailureLimit, { points: 30, seconds: 60 });
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.trustProxy, false);
     assert.equal(loadConfig({ FOLIO_RESPONSE_CACHE_MB: '0' }).responseCacheBytes, 0);
+  });
+
+  test('rate limits: requests per window, off, and a Redis URL', () => {
+    assert.deepEqual(loadConfig({ FOLIO_RATE_LIMIT: '600/10s' }).rateLimit, { points: 600, seconds: 10 });
+    assert.deepEqual(loadConfig({ FOLIO_RATE_LIMIT: '100/1s' }).rateLimit, { points: 100, seconds: 1 });
+    assert.deepEqual(loadConfig({ FOLIO_RATE_LIMIT: '5000/1m' }).rateLimit, { points: 5000, seconds: 60 });
+    assert.equal(loadConfig({ FOLIO_RATE_LIMIT: 'off' }).rateLimit, undefined);
+    assert.deepEqual(loadConfig({ FOLIO_AUTH_FAILURE_LIMIT: '5/1h' }).authFailureLimit, {
+      points: 5,
+      seconds: 3600,
+    });
+    assert.equal(
+      loadConfig({ FOLIO_REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl,
+      'redis://127.0.0.1:6379',
+    );
+    for (const [name, value] of [
+      ['FOLIO_RATE_LIMIT', '600'],
+      ['FOLIO_RATE_LIMIT', '0/10s'],
+      ['FOLIO_RATE_LIMIT', '10/0s'],
+      ['FOLIO_AUTH_FAILURE_LIMIT', 'off'],
+      ['FOLIO_REDIS_URL', 'http://x'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (error: unknown) => error instanceof ConfigError && error.problems[0]!.startsWith(`${name}=`),
+        `${name}=${value}`,
+      );
+    }
   });
 
   test('values are parsed: base URL follows PORT, trailing slashes are dropped', () => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { SqliteSynchronous } from './db/sqlite.ts';
+import { type Budget, DEFAULT_AUTH_FAILURE_BUDGET } from './http/rate-limits.ts';
 
 /** Everything the server reads from its environment, parsed and checked. */
 export interface Config {
@@ -25,6 +26,12 @@ export interface Config {
   sqliteSynchronous: SqliteSynchronous;
   /** Take the client address from the first `X-Forwarded-For` hop (behind a reverse proxy). */
   trustProxy: boolean;
+  /** Requests per window of each credential; undefined when off (the default). */
+  rateLimit: Budget | undefined;
+  /** Failed authentications per client address and window. */
+  authFailureLimit: Budget;
+  /** `redis://…`: rate-limit budgets shared by every process; undefined keeps them per process. */
+  redisUrl: string | undefined;
 }
 
 /** A configuration problem: one line naming the variable. */
@@ -149,6 +156,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     'full or normal',
   );
   const trustProxy = read('FOLIO_TRUST_PROXY', false, parseBoolean, 'true or false');
+  const budget = 'requests per window such as 600/10s, 100/1s or 5000/1m';
+  const rateLimit = read<Budget | 'off'>('FOLIO_RATE_LIMIT', 'off', parseRateLimit, `off or ${budget}`);
+  const authFailureLimit = read('FOLIO_AUTH_FAILURE_LIMIT', DEFAULT_AUTH_FAILURE_BUDGET, parseBudget, budget);
+  const redisUrl = read<string | undefined>(
+    'FOLIO_REDIS_URL',
+    undefined,
+    (raw) => (/^rediss?:\/\/\S+$/.test(raw.trim()) ? raw.trim() : undefined),
+    'a redis:// or rediss:// URL',
+  );
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -167,7 +183,23 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     responseCacheBytes: responseCacheMb * 1024 * 1024,
     sqliteSynchronous,
     trustProxy,
+    rateLimit: rateLimit === 'off' ? undefined : rateLimit,
+    authFailureLimit,
+    redisUrl,
   };
+}
+
+/** `600/10s`: a whole number of requests ≥ 1 per a whole window of `s`, `m` or `h`. */
+export function parseBudget(raw: string): Budget | undefined {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*(s|m|h)\s*$/.exec(raw);
+  if (!match) return undefined;
+  const points = Number(match[1]);
+  const seconds = Number(match[2]) * { s: 1, m: 60, h: 3600 }[match[3] as 's' | 'm' | 'h'];
+  return points >= 1 && seconds >= 1 && Number.isSafeInteger(points) ? { points, seconds } : undefined;
+}
+
+function parseRateLimit(raw: string): Budget | 'off' | undefined {
+  return raw.trim().toLowerCase() === 'off' ? 'off' : parseBudget(raw);
 }
 
 function parseSecretKey(raw: string): Buffer | undefined {

@@ -1,5 +1,6 @@
 import { buildApp } from './app.ts';
 import { type Config, loadConfig } from './config.ts';
+import { createRateLimits } from './http/rate-limits.ts';
 import { loadConfigOrExit, onSignals, openRuntime } from './runtime.ts';
 import { resolveAdminCredential } from './services/admin-auth.ts';
 import { seedDemoProject } from './services/demo.ts';
@@ -14,7 +15,7 @@ const SHORT_ADMIN_TOKEN = 16;
 
 /** The server: HTTP APIs and the webhook dispatcher in one process. */
 export async function start(config: Config): Promise<void> {
-  const { logger, database, changeFeed, webhooks, dispatcher } = await openRuntime(config, true);
+  const { logger, metrics, database, changeFeed, webhooks, dispatcher } = await openRuntime(config, true);
   const deps: ServiceDeps = { db: database.db, now: Date.now, webhooks };
   const adminCredential = await resolveAdminCredential(deps, config.adminToken);
   if (config.adminToken !== undefined && config.adminToken.length < SHORT_ADMIN_TOKEN) {
@@ -35,6 +36,13 @@ export async function start(config: Config): Promise<void> {
     changeToken: database.changeToken,
     changeFeed,
     trustProxy: config.trustProxy,
+    metrics,
+    rateLimits: await createRateLimits({
+      perCredential: config.rateLimit,
+      authFailures: config.authFailureLimit,
+      redisUrl: config.redisUrl,
+      warn: (message) => logger.warn(message),
+    }),
   });
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();

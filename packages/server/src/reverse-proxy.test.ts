@@ -151,15 +151,20 @@ describe('Folio behind nginx (deploy/nginx/folio.conf)', { skip: nginxMissing('t
     assert.equal((await read(nginx.port, probe('through-nginx'), forged)).status, 403);
     // Direct, the same header is believed: FOLIO_TRUST_PROXY is for a Folio only nginx reaches.
     assert.equal((await read(folioPort, probe('direct'), forged)).status, 403);
-    const seen = (name: string) => {
-      const line = folio
-        .output()
-        .split('\n')
-        .find((text) => text.includes(`"url":"${probe(name)}"`) && text.includes('"remoteAddress"'));
+    // The server's log reaches this process through a pipe, a moment after the answer.
+    const seen = async (name: string) => {
+      const find = () =>
+        folio
+          .output()
+          .split('\n')
+          .find((text) => text.includes(`"url":"${probe(name)}"`) && text.includes('"remoteAddress"'));
+      for (let tries = 0; !find() && tries < 100; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const line = find();
       assert.ok(line, `no request log line for ${name}:\n${folio.output()}`);
       return (JSON.parse(line) as { req: { remoteAddress: string } }).req.remoteAddress;
     };
-    assert.equal(seen('through-nginx'), CLIENT_ADDRESS);
-    assert.equal(seen('direct'), '203.0.113.9');
+    assert.equal(await seen('through-nginx'), CLIENT_ADDRESS);
+    assert.equal(await seen('direct'), '203.0.113.9');
   });
 });

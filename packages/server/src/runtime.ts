@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { type ChangeFeed, type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createLogger } from './logger.ts';
 import type { WebhookPolicy } from './services/deps.ts';
 import { FOLIO_VERSION } from './version.ts';
@@ -16,6 +17,8 @@ export const WEBHOOK_USER_AGENT = `Folio-Webhooks/${FOLIO_VERSION}`;
  */
 export interface Runtime {
   logger: Logger;
+  /** Shared by the dispatcher and the HTTP server, so /metrics shows both. */
+  metrics: Metrics;
   database: DatabaseHandle;
   changeFeed: ChangeFeed;
   webhooks: WebhookPolicy;
@@ -33,6 +36,7 @@ export async function openRuntime(config: Config, serving: boolean): Promise<Run
     allowPrivate: config.webhookAllowPrivate,
     secretBox: createSecretBox(config.secretKey),
   };
+  const metrics = createMetrics();
   const dispatcher = createDispatcher({
     db: database.db,
     lockRows: database.dialect === 'postgres',
@@ -45,8 +49,9 @@ export async function openRuntime(config: Config, serving: boolean): Promise<Run
     userAgent: WEBHOOK_USER_AGENT,
     logger: logger.child({ component: 'webhooks' }),
     settle: changeFeed.settle,
+    onAttempt: metrics.webhookAttempt,
   });
-  return { logger, database, changeFeed, webhooks, dispatcher };
+  return { logger, metrics, database, changeFeed, webhooks, dispatcher };
 }
 
 /** Runs `shutdown` once on SIGTERM or SIGINT, then exits; a stuck shutdown is cut short. */

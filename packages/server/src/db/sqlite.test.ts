@@ -90,11 +90,11 @@ describe('the SQLite change token', () => {
 });
 
 describe('SQLite durability', () => {
-  test('FOLIO_SQLITE_SYNCHRONOUS reaches the connection: full unless normal is chosen', async () => {
+  test('FOLIO_SQLITE_SYNCHRONOUS reaches the connection: normal unless full is chosen', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-sync-'));
     try {
       for (const [choice, pragma] of [
-        [undefined, 2],
+        [undefined, 1],
         ['full', 2],
         ['normal', 1],
       ] as const) {

@@ -20,7 +20,8 @@ export interface Metrics {
   /** A delivery answer found ready in the response cache, or built. */
   cacheHit(): void;
   cacheMiss(): void;
-  webhookAttempt(outcome: WebhookOutcome): void;
+  /** A recorded attempt, by the status its delivery has after it (`pending`: retried later). */
+  webhookAttempt(status: 'succeeded' | 'failed' | 'pending'): void;
   /** Reads the gauges from the database; set once the database is open. */
   scrapeFrom(gauges: ScrapedGauges): void;
   /** The Prometheus text format (0.0.4). */
@@ -122,7 +123,8 @@ export function createMetrics(): Metrics {
       totals.cacheHits++;
     },
     cacheMiss: () => misses.inc(),
-    webhookAttempt(outcome) {
+    webhookAttempt(status) {
+      const outcome: WebhookOutcome = status === 'pending' ? 'retried' : status;
       webhooks.labels(outcome).inc();
       totals.webhooks[outcome]++;
     },

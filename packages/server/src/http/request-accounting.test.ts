@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { DIALECTS } from '../test/databases.ts';
+import { startReceiver } from '../test/receiver.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
 import { createMetrics } from './metrics.ts';
 import { createRateLimits } from './rate-limits.ts';
@@ -121,6 +122,25 @@ for (const dialect of DIALECTS) {
   });
 
   describe(`metrics (${dialect})`, () => {
+    test('webhook attempts count by outcome: succeeded, retried, failed', async () => {
+      const metrics = createMetrics();
+      const t = await createTestApp(dialect, { metrics, clockStart: Date.now() });
+      opened.push(t);
+      const receiver = await startReceiver();
+      after(() => receiver.close());
+      const project = await t.createProject();
+      await t.admin('PUT', `/admin/v1/projects/${project.id}/webhook`, { url: receiver.url });
+      receiver.replies.push({ status: 500 }, { status: 204 });
+      await t.putArticle(project.id, 'a1', newArticle({ published: true }));
+      await t.dispatcher.runOnce();
+      // The test schedule's first retry comes after a second.
+      t.clock.advance(2_000);
+      await t.dispatcher.runOnce();
+      const text = await metrics.render();
+      assert.match(text, /folio_webhook_deliveries_total\{outcome="retried"\} 1/);
+      assert.match(text, /folio_webhook_deliveries_total\{outcome="succeeded"\} 1/);
+    });
+
     test('/metrics needs the admin token', async () => {
       const t = await appWith(dialect, {});
       assert.equal((await t.fetch('/metrics')).status, 401);

@@ -108,6 +108,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     secretBox: webhooks.secretBox,
     userAgent: 'Folio-Webhooks/test',
     settle: changeFeed.settle,
+    ...(options.metrics ? { onAttempt: options.metrics.webhookAttempt } : {}),
     ...options.dispatcher,
   });
   const adminCredential = await resolveAdminCredential({ db: database.db, now: clock.now }, ADMIN_TOKEN);

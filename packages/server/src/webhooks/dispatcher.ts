@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { DEFAULT_WEBHOOK_CONCURRENCY } from '../config.ts';
-import type { Database, WebhookRow } from '../db/tables.ts';
+import type { Database, DeliveryStatus, WebhookRow } from '../db/tables.ts';
 import { type DeliveryWithEvent, leaseDeliveries, selectDueDeliveries } from '../store/webhook-deliveries.ts';
 import { findWebhooks } from '../store/webhooks.ts';
 import { type Resolver, resolveWebhookTarget } from './address-guard.ts';
@@ -37,6 +37,8 @@ export interface DispatcherOptions {
    * `settle`): a receiver that refetches on a delivery must get the change, from any of them.
    */
   settle?: () => Promise<void>;
+  /** Told each recorded attempt's outcome: the delivery's status after it (for the metrics). */
+  onAttempt?: (status: DeliveryStatus) => void;
 }
 
 export interface Dispatcher {
@@ -158,6 +160,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       result,
       outcome,
     });
+    if (recorded && outcome.patch.status) options.onAttempt?.(outcome.patch.status);
     options.logger?.info(
       {
         delivery: delivery.id,

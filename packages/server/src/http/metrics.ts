@@ -36,6 +36,7 @@ export interface MetricTotals {
   /** Answers with a 4xx or 5xx status. */
   errors: number;
   cacheHits: number;
+  cacheMisses: number;
   webhooks: Record<WebhookOutcome, number>;
 }
 
@@ -102,6 +103,7 @@ export function createMetrics(): Metrics {
     requests: 0,
     errors: 0,
     cacheHits: 0,
+    cacheMisses: 0,
     webhooks: { succeeded: 0, failed: 0, retried: 0 },
   };
 
@@ -122,7 +124,10 @@ export function createMetrics(): Metrics {
       hits.inc();
       totals.cacheHits++;
     },
-    cacheMiss: () => misses.inc(),
+    cacheMiss() {
+      misses.inc();
+      totals.cacheMisses++;
+    },
     webhookAttempt(status) {
       const outcome: WebhookOutcome = status === 'pending' ? 'retried' : status;
       webhooks.labels(outcome).inc();

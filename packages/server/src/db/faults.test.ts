@@ -4,7 +4,14 @@ import pg from 'pg';
 import { listEvents } from '../test/assertions.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
 import { type Receiver, startReceiver } from '../test/receiver.ts';
-import { freePort, kill, type ServerProcess, startServer } from '../test/server-process.ts';
+import {
+  freePort,
+  type JsonAnswer,
+  kill,
+  requestJson,
+  type ServerProcess,
+  startServer,
+} from '../test/server-process.ts';
 import { startTcpProxy, type TcpProxy } from '../test/tcp-proxy.ts';
 
 /*
@@ -21,11 +28,7 @@ after(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: { success: boolean; data?: unknown; error?: { code: string } } | undefined;
-}
+type Answer = JsonAnswer;
 
 interface Folio {
   process: ServerProcess;
@@ -46,22 +49,7 @@ async function startFolio(databaseUrl: string): Promise<Folio> {
   cleanups.push(() => kill(process));
   return {
     process,
-    async request(method, path, token, body) {
-      const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return {
-        status: response.status,
-        headers: response.headers,
-        body: text ? JSON.parse(text) : undefined,
-      };
-    },
+    request: (method, path, token, body) => requestJson(port, method, path, token, body),
   };
 }
 

@@ -73,3 +73,30 @@ export async function kill(server: ServerProcess): Promise<void> {
   if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
   await server.exited;
 }
+
+/** What `requestJson` answers: the status, the headers and the parsed JSON body, if any. */
+export interface JsonAnswer {
+  status: number;
+  headers: Headers;
+  body: { success: boolean; data?: unknown; error?: { code: string; message?: string } } | undefined;
+}
+
+/** A request with a bearer token (and a JSON body) to a server on 127.0.0.1:`port`. */
+export async function requestJson(
+  port: number,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<JsonAnswer> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}

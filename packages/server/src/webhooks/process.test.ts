@@ -3,7 +3,14 @@ import { after, describe, test } from 'node:test';
 import type { DialectName } from '../db/connect.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
 import { type Received, type Receiver, startReceiver } from '../test/receiver.ts';
-import { freePort, kill, type ServerProcess, startServer, stop } from '../test/server-process.ts';
+import {
+  freePort,
+  kill,
+  requestJson,
+  type ServerProcess,
+  startServer,
+  stop,
+} from '../test/server-process.ts';
 
 /*
  * The webhook guarantees that only show with real processes: a server killed with SIGKILL
@@ -56,17 +63,8 @@ async function startFolio(env: Record<string, string>): Promise<Folio> {
     process,
     port,
     async api(method, path, body) {
-      const response = await fetch(`http://127.0.0.1:${port}/admin/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${ADMIN_TOKEN}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      const parsed = text ? (JSON.parse(text) as { data?: unknown }) : {};
-      return { status: response.status, data: parsed.data };
+      const answer = await requestJson(port, method, `/admin/v1${path}`, ADMIN_TOKEN, body);
+      return { status: answer.status, data: answer.body?.data };
     },
   };
 }

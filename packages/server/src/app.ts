@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { DEFAULT_RESPONSE_CACHE_MB } from './config.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
-import type { ChangeFeed, ChangeToken } from './db/connect.ts';
+import type { ChangeFeed, ChangeToken } from './db/change-feed.ts';
 import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
 import { handleClientError, handleFrameworkError, installErrorHandling } from './http/error-handler.ts';

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { type ChangeFeed, type DatabaseHandle, openDatabase } from './db/connect.ts';
+import type { ChangeFeed } from './db/change-feed.ts';
+import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createLogger } from './logger.ts';

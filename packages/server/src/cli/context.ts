@@ -1,6 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type Config, loadConfig } from '../config.ts';
-import { type ChangeFeed, type DatabaseHandle, openDatabase } from '../db/connect.ts';
+import type { ChangeFeed } from '../db/change-feed.ts';
+import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import type { ServiceDeps } from '../services/deps.ts';

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Kysely } from 'kysely';
+import { type ChangeFeed, type ChangeToken, IMMEDIATE_FEED } from './change-feed.ts';
 import type { SqliteSynchronous } from './sqlite.ts';
 import type { Database } from './tables.ts';
 
@@ -19,32 +20,6 @@ export interface DatabaseHandle {
    */
   follow(options: { serving: boolean; warn?: (message: string) => void }): Promise<ChangeFeed>;
 }
-
-/** What a process learns of commits made by any process (see `db/postgres-change-feed.ts`). */
-export interface ChangeFeed {
-  /**
-   * A change token known without reading the database: only while every writer is sure to
-   * wait for this process to take its commit in. Otherwise undefined: read `changeToken`.
-   */
-  known(): string | undefined;
-  /**
-   * Resolves once every serving process answers from data that includes each commit that
-   * finished before the call. A write settles before it answers; a webhook before it is sent.
-   */
-  settle(): Promise<void>;
-  close(): Promise<void>;
-}
-
-// SQLite: every process reads the file's own change counter before it answers, so a commit is
-// seen everywhere the moment it finishes.
-export const IMMEDIATE_FEED: ChangeFeed = {
-  known: () => undefined,
-  settle: () => Promise.resolve(),
-  close: () => Promise.resolve(),
-};
-
-/** Reads the database's change token: synchronously on SQLite, with one query on PostgreSQL. */
-export type ChangeToken = () => string | Promise<string>;
 
 export interface DatabaseOptions {
   databaseUrl: string | undefined;

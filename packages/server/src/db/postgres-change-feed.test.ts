@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
 import { trusted } from '../test/test-app.ts';
-import type { ChangeFeed } from './connect.ts';
+import type { ChangeFeed } from './change-feed.ts';
 import { migrateToLatest } from './migrate.ts';
 import { connectPostgres } from './postgres.ts';
 import { followPostgres } from './postgres-change-feed.ts';

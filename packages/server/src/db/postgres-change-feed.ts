@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { ChangeFeed } from './connect.ts';
+import type { ChangeFeed } from './change-feed.ts';
 import { createAcknowledger, createBarriers, type LiveProcess } from './postgres-feed-barriers.ts';
 import { createLease, RENEW_LEASE_SQL } from './postgres-feed-lease.ts';
 import { barrierMessage, parseFeedMessage, pingMessage, probeMessage } from './postgres-feed-messages.ts';

@@ -1,4 +1,4 @@
-import type { ChangeToken } from '../db/connect.ts';
+import type { ChangeToken } from '../db/change-feed.ts';
 
 /**
  * The database's change token, read for many callers at once. A caller always gets a token

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { matchesIfNoneMatch, strongTag } from './etag.ts';
+import { BODY_HEADERS, matchesIfNoneMatch, strongTag } from './etag.ts';
 
 /**
  * Strong ETags on every successful GET, and 304 for a matching `If-None-Match`. The tag is a
@@ -18,8 +18,7 @@ export function installConditionalGets(app: FastifyInstance): void {
     }
     if (!matchesIfNoneMatch(request.headers['if-none-match'], etag)) return payload;
     reply.code(304);
-    reply.removeHeader('content-type');
-    reply.removeHeader('content-encoding');
+    for (const name of BODY_HEADERS) reply.removeHeader(name);
     // RFC 9110 (8.6): a 304 may carry no Content-Length but the 200's, so not `0`. A GET sends no
     // payload at all; for HEAD, Fastify's own handler drops the body and sets the 200's length.
     if (request.method === 'HEAD') return payload;

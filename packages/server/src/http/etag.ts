@@ -6,8 +6,9 @@ import type { Encoding } from './compression.ts';
  * - 8.8.3: a strong tag changes whenever the bytes do, so each encoding of a body has its own
  *   tag, all derived from the identity tag so a revalidation can match any of them;
  * - 13.1.2: `If-None-Match` uses the weak comparison, and `*` matches any current version;
- * - 15.4.5: a 304 carries the headers a 200 would have sent that describe the cached answer
- *   (`NOT_MODIFIED_HEADERS`), and no Content-Length other than the 200's.
+ * - 15.4.5: a 304 repeats the headers a 200 would have sent (ETag, Cache-Control, Vary…) but
+ *   those that describe the body it does not send (`BODY_HEADERS`), and no Content-Length
+ *   other than the 200's.
  */
 
 /** The strong tag of `bytes` (or of a text that stands for them, such as a streamed body's key). */
@@ -43,5 +44,5 @@ export function matchesIfNoneMatch(header: string | undefined, tag: string): boo
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag);
 }
 
-/** The headers of a 200 that its 304 repeats; the rest (type, encoding, length) it drops. */
-export const NOT_MODIFIED_HEADERS = ['etag', 'cache-control', 'vary'] as const;
+/** The headers of a 200 that its 304 drops: they describe a body the 304 does not carry. */
+export const BODY_HEADERS = ['content-type', 'content-encoding'] as const;

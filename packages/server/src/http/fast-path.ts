@@ -155,7 +155,7 @@ function prepare(request: IncomingMessage, entry: CachedBody): Prepared | undefi
   // A tag that is not current gets the whole answer, as on the full path.
   const matched = heldTag(entry.tags, request.headers['if-none-match']);
   if (matched) {
-    // The headers of NOT_MODIFIED_HEADERS, as the 200 would have sent them.
+    // What the 200 would have sent, but for its BODY_HEADERS and length (RFC 9110 15.4.5).
     return {
       status: 304,
       headers: { etag: matched, 'cache-control': DELIVERY_CACHE_CONTROL, vary: 'accept-encoding' },

@@ -1,5 +1,5 @@
 import type { Delivery, Pagination, Webhook } from '@folio/schema';
-import type { AttemptRow, WebhookRow } from '../db/tables.ts';
+import type { AttemptRow, DeliveryStatus, WebhookRow } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as deliveries from '../store/webhook-deliveries.ts';
 import { findWebhook, saveWebhook } from '../store/webhooks.ts';
@@ -145,6 +145,20 @@ export async function listDeliveries(
     rows.map((row) => row.id),
   );
   return { data: rows.map((row) => toDelivery(row, attempts)), pagination };
+}
+
+/** This project's deliveries created since `since`, counted by the status each has now. */
+export async function countRecentDeliveries(
+  deps: ServiceDeps,
+  projectId: string,
+  since: number,
+): Promise<Record<DeliveryStatus, number>> {
+  await requireProject(deps, projectId);
+  const counts: Record<DeliveryStatus, number> = { succeeded: 0, pending: 0, failed: 0 };
+  for (const { status, count } of await deliveries.countDeliveriesByStatusSince(deps.db, projectId, since)) {
+    counts[status] = count;
+  }
+  return counts;
 }
 
 /** Sends a delivery again at once, whatever its state; its attempts keep counting. */

@@ -3,6 +3,7 @@ import type {
   AttemptRow,
   Database,
   DeliveryRow,
+  DeliveryStatus,
   DeliveryUpdate,
   NewAttemptRow,
   NewDeliveryRow,
@@ -52,6 +53,22 @@ export async function countDeliveries(db: Kysely<Database>, projectId: string): 
     .where('project_id', '=', projectId)
     .executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+/** How many of a project's deliveries created at or after `since` are in each status now. */
+export async function countDeliveriesByStatusSince(
+  db: Kysely<Database>,
+  projectId: string,
+  since: number,
+): Promise<Array<{ status: DeliveryStatus; count: number }>> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => ['status', eb.fn.countAll<number | string>().as('count')])
+    .where('project_id', '=', projectId)
+    .where('created_at', '>=', since)
+    .groupBy('status')
+    .execute();
+  return rows.map((row) => ({ status: row.status, count: Number(row.count) }));
 }
 
 export async function listAttempts(db: Kysely<Database>, deliveryIds: string[]): Promise<AttemptRow[]> {

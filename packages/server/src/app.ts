@@ -13,6 +13,7 @@ import { handleClientError, handleFrameworkError, installErrorHandling } from '.
 import { createFastPath, ROUTER_OPTIONS } from './http/fast-path.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
+import { createMetricsHistory } from './http/metrics-history.ts';
 import { createRateLimits, DEFAULT_AUTH_FAILURE_BUDGET, type RateLimits } from './http/rate-limits.ts';
 import { createRequestAccounting } from './http/request-accounting.ts';
 import { createResponseCache } from './http/response-cache.ts';
@@ -93,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const keys = createKeyChecks(deps, watch);
   const metrics = options.metrics ?? createMetrics();
   metrics.scrapeFrom(serverCounts(deps));
+  const history = createMetricsHistory({ totals: metrics.totals, now: deps.now });
   const limits =
     options.rateLimits ??
     (await createRateLimits({ perCredential: undefined, authFailures: DEFAULT_AUTH_FAILURE_BUDGET }));
@@ -118,6 +120,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: handleClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  history.start();
+  app.addHook('onClose', async () => history.stop());
   app.decorate('fastPathHits', () => fastPath?.hits ?? 0);
   app.decorate('responseCacheUse', () => ({ bytes: cache.bytes, entries: cache.entries }));
   app.setValidatorCompiler(createValidatorCompiler([blocksSchema]));
@@ -157,7 +161,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(adminRoutes(deps, options.adminCredential, blocksSchema, accounting));
   await app.register(metricsRoutes(metrics, options.adminCredential));
   await app.register(
-    dashboardRoutes({ deps, credential: options.adminCredential, baseUrl: options.baseUrl }),
+    dashboardRoutes({
+      deps,
+      credential: options.adminCredential,
+      baseUrl: options.baseUrl,
+      lastHour: history.lastHour,
+    }),
   );
   return app;
 }

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyRequest, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app.ts';
+import { createMetrics } from '../http/metrics.ts';
 import { resolveAdminCredential } from '../services/admin-auth.ts';
 import { DIALECTS } from '../test/databases.ts';
+import { startReceiver } from '../test/receiver.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
 import { sessionCookie } from './http.ts';
 import { SESSION_LIFETIME_MS } from './session.ts';
@@ -343,7 +345,7 @@ for (const dialect of DIALECTS) {
       const project = await t.createProject({ name: 'No site yet' });
       const page = await browser.get(`/dashboard/projects/${project.id}`);
       const headings = [...page.body.matchAll(/<h2 id="[^"]+">([^<]+)<\/h2>/g)].map((m) => m[1]);
-      assert.deepEqual(headings, ['Connection', 'Content API keys', 'Webhook']);
+      assert.deepEqual(headings, ['Connection', 'Content API keys', 'Webhook', 'Last hour']);
       assert.doesNotMatch(page.body, /Site and URLs<\/h2>|name="articlesPath"|name="websiteUrl"/);
       const settings = `/dashboard/projects/${project.id}/settings`;
       assert.ok(
@@ -505,6 +507,95 @@ for (const dialect of DIALECTS) {
       const gone = await browser.get(`${base}/a3`);
       assert.equal(gone.statusCode, 404);
       assert.match(gone.headers['content-type'] as string, /^text\/html/);
+    });
+  });
+
+  describe(`dashboard last hour [${dialect}]`, () => {
+    /** The Last hour card of a project's page, and its figures in order as [label, value]. */
+    const lastHourOf = (page: string) => {
+      const card = /<section class="card" id="traffic"[\s\S]*?<\/section>/.exec(page)?.[0] ?? '';
+      const figures = [...card.matchAll(/<dt>([^<]+)<\/dt><dd>([\d,]+)/g)].map((m) => [m[1], Number(m[2])]);
+      return { card, figures };
+    };
+
+    test("a project's page shows the server's last hour from the metrics, and its own deliveries", async () => {
+      const metrics = createMetrics();
+      const t = await createTestApp(dialect, { metrics, clockStart: Date.now() });
+      const receiver = await startReceiver();
+      after(async () => {
+        await receiver.close();
+        await t.close();
+      });
+      const browser = await signIn(t);
+      const project = await t.createProject({ name: 'Busy' });
+      const quiet = await t.createProject({ name: 'Quiet' });
+      const key = await t.createKey(project.id);
+      await t.admin('PUT', `/admin/v1/projects/${project.id}/webhook`, { url: receiver.url });
+      receiver.replies.push({ status: 500 }, { status: 204 });
+      await t.putArticle(project.id, 'a1', newArticle({ slug: 'hello', published: true }));
+      for (const slug of ['hello', 'hello', 'missing']) {
+        await t.deliver(key, `/api/v1/projects/${project.id}/content/by-slug/${slug}`);
+      }
+      await t.dispatcher.runOnce();
+      // The test schedule's first retry comes after a second.
+      t.clock.advance(2_000);
+      await t.dispatcher.runOnce();
+
+      const counted = metrics.totals();
+      assert.ok(counted.errors >= 1 && counted.cacheHits >= 1, JSON.stringify(counted));
+      const { card, figures } = lastHourOf((await browser.get(`/dashboard/projects/${project.id}`)).body);
+      assert.match(card, /<h2 id="traffic-title">Last hour<\/h2>/);
+      assert.match(card, /This server process, all projects/);
+      assert.deepEqual(figures, [
+        ['Requests', counted.requests],
+        ['Error answers', counted.errors],
+        ['Cache hits', counted.cacheHits],
+        ['Succeeded', 1],
+        ['Retried', 1],
+        ['Failed', 0],
+        ['Succeeded', 1],
+        ['Pending', 0],
+        ['Failed', 0],
+      ]);
+      const hitRate = Math.round((counted.cacheHits / (counted.cacheHits + counted.cacheMisses)) * 100);
+      assert.match(card, new RegExp(`${hitRate}% hit rate`));
+      assert.match(card, /<svg [^>]*role="img" aria-label="Requests per minute/);
+      assert.match(card, /<rect class="bar-error"/);
+      assert.match(card, /<rect class="bar-ok"/);
+      assert.match(card, /<rect class="bar-retry"/);
+      assert.match(card, /1 succeeded, 1 retried, 0 failed<\/title>/);
+
+      // The counters are the server's; the delivery log part is the project's own.
+      const other = lastHourOf((await browser.get(`/dashboard/projects/${quiet.id}`)).body).figures;
+      assert.deepEqual(other.slice(3), [
+        ['Succeeded', 1],
+        ['Retried', 1],
+        ['Failed', 0],
+        ['Succeeded', 0],
+        ['Pending', 0],
+        ['Failed', 0],
+      ]);
+    });
+
+    test('the last hour leaves out deliveries created more than an hour ago', async () => {
+      const t = await createTestApp(dialect);
+      after(() => t.close());
+      const browser = await signIn(t);
+      const project = await t.createProject();
+      await t.admin('PUT', `/admin/v1/projects/${project.id}/webhook`, { url: 'http://127.0.0.1:9/hook' });
+      await browser.submit(`/dashboard/projects/${project.id}/webhook/test`);
+      const page = async () => lastHourOf((await browser.get(`/dashboard/projects/${project.id}`)).body);
+      assert.deepEqual((await page()).figures.slice(-3), [
+        ['Succeeded', 0],
+        ['Pending', 1],
+        ['Failed', 0],
+      ]);
+      t.clock.advance(3_600_001);
+      assert.deepEqual((await page()).figures.slice(-3), [
+        ['Succeeded', 0],
+        ['Pending', 0],
+        ['Failed', 0],
+      ]);
     });
   });
 }

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../errors.ts';
+import { HOUR_MS, type LastHour } from '../http/metrics-history.ts';
 import { listArticles } from '../services/articles.ts';
 import { createContentKey, listContentKeys, revokeContentKey } from '../services/content-keys.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { createProject, getProject, listProjects, updateProject } from '../services/projects.ts';
 import {
+  countRecentDeliveries,
   getWebhook,
   listDeliveries,
   retryDelivery,
@@ -22,8 +24,15 @@ import { settingsPage } from './pages/settings.ts';
 type ProjectParams = { projectId: string };
 const LOG_SIZE = 20;
 
+export interface ProjectRoutesOptions {
+  deps: ServiceDeps;
+  baseUrl: string;
+  /** This server process's counters over the last hour, for the Delivery page. */
+  lastHour: () => LastHour;
+}
+
 /** Projects, a project's Delivery page with its cards' forms, and its Settings page. */
-export function projectRoutes({ deps, baseUrl }: { deps: ServiceDeps; baseUrl: string }): FastifyPluginAsync {
+export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions): FastifyPluginAsync {
   return async (app) => {
     app.get('/', async (request, reply) => {
       const { session, flash } = sessionOf(request);
@@ -61,16 +70,18 @@ export function projectRoutes({ deps, baseUrl }: { deps: ServiceDeps; baseUrl: s
       const { session, flash } = sessionOf(request);
       const { projectId } = request.params;
       const project = await getProject(deps, projectId);
-      const [keys, webhook, deliveries] = await Promise.all([
+      const [keys, webhook, deliveries, recent] = await Promise.all([
         listContentKeys(deps, projectId),
         getWebhook(deps, projectId),
         listDeliveries(deps, projectId, { page: 1, limit: LOG_SIZE }),
+        countRecentDeliveries(deps, projectId, deps.now() - HOUR_MS),
       ]);
+      const traffic = { lastHour: lastHour(), deliveries: recent };
       return sendHtml(
         reply,
         deliveryPage(
           { csrfToken: session.csrfToken, flash },
-          { project, baseUrl, keys, webhook, deliveries: deliveries.data },
+          { project, baseUrl, keys, webhook, deliveries: deliveries.data, traffic },
         ),
       );
     });

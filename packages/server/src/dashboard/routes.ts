@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { AppError } from '../errors.ts';
+import type { LastHour } from '../http/metrics-history.ts';
 import type { AdminCredential } from '../services/admin-auth.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { articleRoutes } from './article-routes.ts';
@@ -23,6 +24,8 @@ export interface DashboardOptions {
   credential: AdminCredential;
   /** The server's public base URL, shown on the Connection card. */
   baseUrl: string;
+  /** This server process's counters over the last hour (see `metrics-history.ts`). */
+  lastHour: () => LastHour;
 }
 
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -50,7 +53,10 @@ export function dashboardRoutes(options: DashboardOptions): FastifyPluginAsync {
   };
 }
 
-async function installDashboard(app: FastifyInstance, { deps, credential, baseUrl }: DashboardOptions) {
+async function installDashboard(
+  app: FastifyInstance,
+  { deps, credential, baseUrl, lastHour }: DashboardOptions,
+) {
   installPlumbing(app);
   installGuard(app, deps, new URL(baseUrl).origin);
   installErrorPages(app);
@@ -60,7 +66,7 @@ async function installDashboard(app: FastifyInstance, { deps, credential, baseUr
     return reply.header('cache-control', 'no-cache').type(asset.type).send(asset.body);
   });
   installSessionRoutes(app, deps, credential);
-  await app.register(projectRoutes({ deps, baseUrl }));
+  await app.register(projectRoutes({ deps, baseUrl, lastHour }));
   await app.register(articleRoutes(deps));
 }
 

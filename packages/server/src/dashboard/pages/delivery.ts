@@ -12,6 +12,7 @@ import {
   timeTag,
   typed,
 } from './layout.ts';
+import { type TrafficData, trafficCard } from './traffic.ts';
 
 export interface DeliveryPageData {
   project: Project;
@@ -19,9 +20,10 @@ export interface DeliveryPageData {
   keys: ContentKey[];
   webhook: Webhook;
   deliveries: Delivery[];
+  traffic: TrafficData;
 }
 
-/** The seed's Delivery page: Connection, Content API keys, Webhook. */
+/** The project's overview, the Delivery page: Connection, Content API keys, Webhook, Last hour. */
 export function deliveryPage(context: PageContext, data: DeliveryPageData): string {
   const { project } = data;
   return layout({
@@ -33,6 +35,7 @@ export function deliveryPage(context: PageContext, data: DeliveryPageData): stri
 ${connectionCard(data)}
 ${keysCard(context, data)}
 ${webhookCard(context, data)}
+${trafficCard(data.traffic)}
 </div>`,
   });
 }

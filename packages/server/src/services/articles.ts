@@ -10,6 +10,7 @@ import { type ServiceDeps, transact } from './deps.ts';
 import { recordEvent } from './events.ts';
 import { type PageQuery, paginate } from './pagination.ts';
 import { requireProject } from './projects.ts';
+import { normalizeSlug } from './slugs.ts';
 import { stableStringify } from './stable-json.ts';
 
 /** The columns that make up what an article serves; a change to any of them is a real change. */
@@ -87,14 +88,6 @@ export async function upsertArticleIn(
     }
     return { article: toAdminArticle(row), created: true, changed: true };
   });
-}
-
-/**
- * A slug as stored and looked up: NFC, so `café` typed composed or decomposed is one slug and
- * uniqueness holds on what a reader sees (contract: "Slugs are normalized to NFC").
- */
-export function normalizeSlug(slug: string): string {
-  return slug.normalize('NFC');
 }
 
 /** Publishes an article; publishing a published article is a no-op. */
@@ -234,22 +227,6 @@ async function lockProjectIn(trx: Kysely<Database>, projectId: string): Promise<
   const project = await lockProject(trx, projectId);
   if (!project) throw notFound(`Project "${projectId}"`);
   return project;
-}
-
-const REFRESH_BATCH = 500;
-
-/**
- * Rebuilds the stored served JSON of every article of a project, in the caller's transaction:
- * canonical paths, jsonLd URLs and og images depend on the project's site settings.
- */
-export async function refreshServedArticles(trx: Kysely<Database>, project: ProjectRow): Promise<void> {
-  let after: string | undefined;
-  for (;;) {
-    const rows = await articles.listArticlesAfterId(trx, project.id, after, REFRESH_BATCH);
-    for (const row of rows) await articles.setServed(trx, project.id, row.id, servedJson(row, project));
-    if (rows.length < REFRESH_BATCH) return;
-    after = rows[rows.length - 1]!.id;
-  }
 }
 
 async function requireArticleIn(db: Kysely<Database>, projectId: string, id: string): Promise<ArticleRow> {

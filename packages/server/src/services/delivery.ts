@@ -2,10 +2,10 @@ import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
 import * as articles from '../store/articles.ts';
 import { servedJsonOf, sitemapEntryWriter, toRelatedLink } from './article-view.ts';
-import { normalizeSlug } from './articles.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ListingIndex } from './listing-index.ts';
 import { type PageQuery, paginate } from './pagination.ts';
+import { normalizeSlug } from './slugs.ts';
 
 // When the author names no related articles, this many of the newest are offered instead.
 const DEFAULT_RELATED_COUNT = 3;

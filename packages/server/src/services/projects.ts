@@ -2,9 +2,9 @@ import type { NewProject, Project, ProjectPatch } from '@folio/schema';
 import type { ProjectRow, ProjectUpdate } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as store from '../store/projects.ts';
-import { refreshServedArticles } from './articles.ts';
 import type { ServiceDeps } from './deps.ts';
 import { isoTime } from './iso-time.ts';
+import { refreshServedArticles } from './served-articles.ts';
 import { generateId } from './tokens.ts';
 
 export function toProject(row: ProjectRow): Project {

@@ -14,6 +14,7 @@ import {
 import type { CapturedResponse } from './bare-server.ts';
 import { catalogueArticle } from './catalogue.ts';
 import { ADMIN_TOKEN, adminApi } from './http-import.ts';
+import { benchInvalidBodies, type InvalidBodyReport } from './invalid-body.ts';
 import { type LoadPlan, type LoadResult, pinToCpu, readRssKb, runLoad } from './load.ts';
 import { seedCatalogue } from './seed.ts';
 import { type BenchStore, prepareStore } from './stores.ts';
@@ -28,6 +29,8 @@ const COLD_PAGES = 50;
 const COLD_SLUGS = 2_000;
 // A sitemap of 100,000 articles is megabytes: 32 of them at once would only measure queueing.
 const SITEMAP_CONNECTIONS = 4;
+// A per-credential budget the load never spends: what counting every cached answer costs.
+export const UNSPENT_RATE_LIMIT = '100000000/1s';
 
 export interface DeliveryOptions {
   databaseUrl: string | undefined;
@@ -59,6 +62,8 @@ export interface DeliveryReport {
   sitemap: { bytes: number; ttfbMs: number; totalMs: number; rssMb: number };
   coldMethod: string;
   rows: DeliveryRow[];
+  /** Invalid 1 MiB bodies sent while cached by-slug reads run; undefined when `only` left it out. */
+  invalidBody: InvalidBodyReport | undefined;
   /** Runs whose answers were not all the expected status, as text; empty when all were. */
   problems: string[];
 }
@@ -69,6 +74,8 @@ interface DeliveryCase {
   cold: LoadPlan;
   /** Fewer connections than the others, for an answer so large that many would time out. */
   connections?: number;
+  /** Also a cached row on a server with `FOLIO_RATE_LIMIT` set to a budget never spent. */
+  rateLimited?: boolean;
 }
 
 /**
@@ -97,6 +104,8 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     const hasCacheVariable = fs.readFileSync(CONFIG_SOURCE, 'utf8').includes(CACHE_VARIABLE);
     const cold = hasCacheVariable ? await startFolio(store, { [CACHE_VARIABLE]: '0' }) : folio;
     if (cold !== folio) children.push(cold.server);
+    const limited = await startFolio(store, { FOLIO_RATE_LIMIT: UNSPENT_RATE_LIMIT });
+    children.push(limited.server);
 
     const pages = Math.ceil(options.articles / PAGE_SIZE);
     const deepPage = pages >= 5_000 ? 5_000 : Math.max(1, Math.round(pages * 0.8));
@@ -129,20 +138,30 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     const cases: DeliveryCase[] = [
       { name: 'list page 1', cached: plan([listPath(1)]), cold: plan(coldShallow) },
       { name: `list page ${deepPage}`, cached: plan([listPath(deepPage)]), cold: plan(coldDeep) },
-      { name: 'by-slug', cached: plan([slugPath(Math.floor(options.articles / 2))]), cold: plan(coldSlugs) },
+      {
+        name: 'by-slug',
+        cached: plan([slugPath(Math.floor(options.articles / 2))]),
+        cold: plan(coldSlugs),
+        rateLimited: true,
+      },
       {
         name: `sitemap (${SITEMAP_CONNECTIONS} connections)`,
         cached: plan([sitemapPath]),
         cold: plan([sitemapPath]),
         connections: SITEMAP_CONNECTIONS,
       },
-      { name: '304 list page 1', cached: plan([listPath(1)], 304), cold: plan(coldShallow, 304) },
+      {
+        name: '304 list page 1',
+        cached: plan([listPath(1)], 304),
+        cold: plan(coldShallow, 304),
+        rateLimited: true,
+      },
     ];
     const bare = await startBare([...captured.values()], store.dataDir);
     children.push(bare.child);
     if (options.pin) {
-      for (const pid of new Set([folio.server.child.pid!, cold.server.child.pid!, bare.child.pid!]))
-        pinToCpu(pid, 0);
+      for (const target of new Set([folio, cold, limited])) pinToCpu(target.server.child.pid!, 0);
+      pinToCpu(bare.child.pid!, 0);
     }
     const loadCpu = options.pin ? 1 : undefined;
     const sitemap = await timeSitemap(cold, sitemapPath, auth);
@@ -152,17 +171,25 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
 
     // One untimed run per server first, so JIT warm-up and first-touch costs are not measured.
     const warmUp = { connections: options.connections, durationSeconds: 2, loadCpu };
-    for (const target of new Set([folio, cold]))
+    for (const target of new Set([folio, cold, limited]))
       await runLoad(target.origin, target.server.child.pid!, cases[0]!.cold, warmUp);
     await runLoad(bare.origin, bare.child.pid!, cases[0]!.cold, warmUp);
+    // The rate-limited server's cached answers, made by one request each before its rows.
+    for (const benchCase of cases.filter((c) => c.rateLimited))
+      await runLoad(limited.origin, limited.server.child.pid!, benchCase.cached, {
+        ...warmUp,
+        durationSeconds: 1,
+      });
 
     const rows: DeliveryRow[] = [];
     const problems: string[] = [];
     for (const benchCase of cases) {
-      for (const [mode, loadPlan, target] of [
+      const modes = [
         ['cached', benchCase.cached, folio],
         ['cold', benchCase.cold, cold],
-      ] as const) {
+        ...(benchCase.rateLimited ? [[`cached, rate limit`, benchCase.cached, limited] as const] : []),
+      ] as const;
+      for (const [mode, loadPlan, target] of modes) {
         const name = `${benchCase.name}, ${mode}`;
         if (options.only && !options.only.some((part) => name.includes(part))) continue;
         const load = { ...options, connections: benchCase.connections ?? options.connections, loadCpu };
@@ -170,17 +197,22 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         const bareRuns: LoadResult[] = [];
         for (let run = 0; run < options.runs; run++) {
           // Alternating, so drift in the machine's load falls on both servers alike.
-          folioRuns.push(await runLoad(target.origin, target.server.child.pid!, loadPlan, load));
+          folioRuns.push(
+            await runLoad(target.origin, target.server.child.pid!, loadPlan, { ...load, metrics: true }),
+          );
           bareRuns.push(await runLoad(bare.origin, bare.child.pid!, loadPlan, load));
         }
+        const smallest = Math.min(...loadPlan.requests.map((r) => captured.get(r.path)!.body.byteLength));
         for (const [who, runs] of [
           ['Folio', folioRuns],
           ['bare', bareRuns],
         ] as const) {
           for (const r of runs) {
-            if (r.expected !== r.total || r.errors > 0)
+            // wrk counts statuses of 400 and above; the bytes per answer tell a 304 from a 200.
+            const sized = loadPlan.status === 304 ? r.bytesPerAnswer < 1024 : r.bytesPerAnswer >= smallest;
+            if (r.expected !== r.total || r.errors > 0 || !sized)
               problems.push(
-                `${name} (${who}): ${r.expected}/${r.total} answers ${loadPlan.status}, ${r.errors} errors`,
+                `${name} (${who}): ${r.total - r.expected}/${r.total} answers 4xx or 5xx, ${r.errors} errors, ${r.bytesPerAnswer.toFixed(0)} bytes per answer (expected ${loadPlan.status})`,
               );
           }
         }
@@ -191,6 +223,21 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         rows.push(row);
       }
     }
+    const readsPlan = cases[2]!.cached;
+    const invalidBody =
+      options.only && !options.only.some((part) => 'invalid body'.includes(part))
+        ? undefined
+        : await benchInvalidBodies({
+            origin: folio.origin,
+            pid: folio.server.child.pid!,
+            projectId: seeded.projectId,
+            plan: readsPlan,
+            load: { connections: options.connections, durationSeconds: options.durationSeconds * 2, loadCpu },
+          });
+    if (invalidBody)
+      log(
+        `invalid bodies: ${invalidBody.posts} (${invalidBody.statuses}), ${invalidBody.answerMs.toFixed(0)} ms each, event loop max ${invalidBody.reads.loopMaxMs.toFixed(0)} ms`,
+      );
     return {
       database: store.name,
       articles: options.articles,
@@ -203,6 +250,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         ? `a second Folio process with ${CACHE_VARIABLE}=0, each request a different URL`
         : `each request a different URL (the server has no ${CACHE_VARIABLE}; the sitemap has one URL, so its cold row repeats it)`,
       rows,
+      invalidBody,
       problems,
     };
   } finally {
@@ -324,6 +372,10 @@ function median(runs: LoadResult[]): LoadResult {
     p99: pick('p99'),
     rssMb: pick('rssMb'),
     cpuUsPerAnswer: pick('cpuUsPerAnswer'),
+    bytesPerAnswer: pick('bytesPerAnswer'),
+    loopP99Ms: pick('loopP99Ms'),
+    // The worst run's: a stall in any run is what the figure is for.
+    loopMaxMs: Math.max(...runs.map((r) => r.loopMaxMs)),
     expected: pick('expected'),
     total: pick('total'),
     errors: pick('errors'),

@@ -1,3 +1,4 @@
+import { DEFAULT_RESPONSE_CACHE_MB } from '../packages/server/src/config.ts';
 import {
   createResponseCache,
   deliveryCacheKey,
@@ -90,8 +91,7 @@ export interface CacheFlood {
   hotHitRate: number;
 }
 
-// FOLIO_RESPONSE_CACHE_MB's default.
-const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
+const DEFAULT_CACHE_BYTES = DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024;
 
 export function simulateFlood(requests: number, maxBytes = DEFAULT_CACHE_BYTES): CacheFlood {
   const cache = createResponseCache(maxBytes);

@@ -1,21 +1,17 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { stop } from '../packages/server/src/test/server-process.ts';
 import { catalogueArticle } from './catalogue.ts';
 import { startFolio } from './delivery.ts';
 import type { CacheFlood, EntryCost } from './entry-cost.ts';
-import type { FloodSpec } from './flood-load.ts';
 import { adminApi } from './http-import.ts';
 import { readRssKb } from './load.ts';
 import { seedCatalogue } from './seed.ts';
 import { prepareStore } from './stores.ts';
+import { COUNT_STATUSES, luaString, wrkScript } from './wrk.ts';
 
 const run = promisify(execFile);
-const FLOOD_LOAD = fileURLToPath(new URL('./flood-load.ts', import.meta.url));
 const ENTRY_COST = fileURLToPath(new URL('./entry-cost.ts', import.meta.url));
 const NODE_FLAGS = ['--conditions=folio-source', '--disable-warning=ExperimentalWarning'];
 
@@ -72,44 +68,37 @@ export async function benchFlood(options: {
       const sampler = setInterval(() => {
         peak = Math.max(peak, readRssKb(pid));
       }, 50);
-      const spec: FloodSpec = {
-        origin: folio.origin,
-        connections: options.connections,
-        durationSeconds: options.durationSeconds,
-        base,
-        headers,
-        hot,
-        pages: Math.ceil(options.articles / 20),
-      };
-      const specFile = path.join(os.tmpdir(), `folio-bench-flood-${process.pid}.json`);
-      fs.writeFileSync(specFile, JSON.stringify(spec));
-      let result: AutocannonSummary;
+      const script = floodScript({ base, headers, hot, pages: Math.ceil(options.articles / 20) });
+      let result: Awaited<ReturnType<typeof wrkScript>>;
       try {
-        const { stdout } = await run(process.execPath, [...NODE_FLAGS, FLOOD_LOAD, specFile], {
-          maxBuffer: 64 * 1024 * 1024,
-        });
-        result = JSON.parse(stdout.trim().split('\n').at(-1)!) as AutocannonSummary;
+        result = await wrkScript(
+          {
+            origin: folio.origin,
+            connections: options.connections,
+            durationSeconds: options.durationSeconds,
+          },
+          script,
+        );
       } finally {
         clearInterval(sampler);
-        fs.rmSync(specFile, { force: true });
       }
+      const statuses = result.statuses!;
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       const after = readRssKb(pid);
       const measured = await run(process.execPath, ['--expose-gc', ...NODE_FLAGS, ENTRY_COST]);
       const { cost, simulated } = JSON.parse(measured.stdout) as { cost: EntryCost; simulated: CacheFlood };
-      const requests = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
       return {
         database: store.name,
         articles: options.articles,
         seconds: options.durationSeconds,
         connections: options.connections,
-        requests,
-        requestsPerSecond: result.requests.average,
+        requests: result.requests,
+        requestsPerSecond: result.requests / result.durationSeconds,
         answers: {
-          '2xx': result['2xx'],
-          '4xx': result['4xx'],
-          '5xx': result['5xx'],
-          errors: result.errors + result.timeouts,
+          '2xx': statuses['2xx'] + statuses['3xx'],
+          '4xx': statuses['4xx'],
+          '5xx': statuses['5xx'],
+          errors: result.errors,
         },
         rssMb: { before: before / 1024, peak: peak / 1024, after: after / 1024 },
         cost,
@@ -123,15 +112,41 @@ export async function benchFlood(options: {
   }
 }
 
-interface AutocannonSummary {
-  requests: { average: number };
-  errors: number;
-  timeouts: number;
-  '1xx': number;
-  '2xx': number;
-  '3xx': number;
-  '4xx': number;
-  '5xx': number;
+/**
+ * wrk's Lua for a key holder asking for URLs never asked before, one of ten kinds in turn: page
+ * numbers past the end, real pages in new sizes, unknown slugs, unknown query parameters, and
+ * one of the hot URLs every tenth request.
+ */
+function floodScript(spec: {
+  base: string;
+  headers: Record<string, string>;
+  hot: string[];
+  pages: number;
+}): string {
+  const headerFields = Object.entries(spec.headers)
+    .map(([name, value]) => `[${luaString(name)}]=${luaString(value)}`)
+    .join(',');
+  return [
+    COUNT_STATUSES,
+    `local base = ${luaString(spec.base)}`,
+    `local hot = {${spec.hot.map(luaString).join(',')}}`,
+    `local pages = ${spec.pages}`,
+    `local headers = {${headerFields}}`,
+    'local n = 0',
+    'local function noise() return string.format("%08x%08x", math.random(0, 2147483647), math.random(0, 2147483647)) end',
+    'function init(args) math.randomseed(os.time()) end',
+    'function request()',
+    '  local kind = n % 10',
+    '  local path',
+    '  if kind == 0 then path = hot[math.floor(n / 10) % #hot + 1]',
+    '  elseif kind <= 3 then path = base .. "?page=" .. (pages + math.random(1, 1000000000))',
+    '  elseif kind <= 5 then path = base .. "?page=" .. math.random(1, pages) .. "&limit=" .. math.random(1, 100)',
+    '  elseif kind <= 7 then path = base .. "/by-slug/" .. noise()',
+    '  else path = base .. "?" .. noise() .. "=" .. noise() end',
+    '  n = n + 1',
+    '  return wrk.format("GET", path, headers)',
+    'end',
+  ].join('\n');
 }
 
 /** The report as the lines of BENCHMARKS.md's section. */

@@ -1,19 +1,12 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { SOURCE_FLAGS } from '../packages/server/bin/launch.js';
-import type { CyclingSpec } from './cycling-load.ts';
+import { ADMIN_TOKEN } from './http-import.ts';
+import { wrkRequests } from './wrk.ts';
 
-const AUTOCANNON = fileURLToPath(new URL('../node_modules/.bin/autocannon', import.meta.url));
-const CYCLING = fileURLToPath(new URL('./cycling-load.ts', import.meta.url));
-// A slow answer is a long latency, not an error.
-export const TIMEOUT_SECONDS = 30;
-
-/** One load run against one server: what autocannon saw and the server's peak RSS. */
+/** One load run against one server: what wrk saw, the server's CPU and its peak RSS. */
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Latency percentiles, ms. */
   p50: number;
   p99: number;
   /** Peak VmRSS of the server process during the run, MiB. */
@@ -23,10 +16,18 @@ export interface LoadResult {
    * moves far less than req/s with what else the shared cores are doing.
    */
   cpuUsPerAnswer: number;
-  /** Answers with the expected status / all answers; errors are connection errors and timeouts. */
+  /** Bytes wrk read per answer, headers included: tells a 304 run from a 200 one. */
+  bytesPerAnswer: number;
+  /** Answers with a status below 400 / all answers; errors are connection errors and timeouts. */
   expected: number;
   total: number;
   errors: number;
+  /**
+   * The server's event-loop delay during the run, ms (p99 and max of prom-client's
+   * `monitorEventLoopDelay` histogram, read from `/metrics`): Folio only, NaN for the bare server.
+   */
+  loopP99Ms: number;
+  loopMaxMs: number;
 }
 
 /** A request to repeat (cached) or a list of requests to cycle through (cold). */
@@ -37,44 +38,18 @@ export interface LoadPlan {
 }
 
 /**
- * Loads `origin` with autocannon in a separate process for `durationSeconds`, sampling the
- * VmRSS of `serverPid` meanwhile. One request: autocannon's CLI with `--json`; several: the
- * cycling runner, each request taking the next one of the list.
+ * Loads `origin` with wrk for `durationSeconds`, sampling the VmRSS of `serverPid` meanwhile and
+ * reading its CPU time from /proc before and after. With `metrics`, the server is Folio: its
+ * event-loop delay histogram is reset by a scrape of `/metrics` before the run and read by one
+ * after it.
  */
 export async function runLoad(
   origin: string,
   serverPid: number,
   plan: LoadPlan,
-  options: { connections: number; durationSeconds: number; loadCpu?: number },
+  options: { connections: number; durationSeconds: number; loadCpu?: number; metrics?: boolean },
 ): Promise<LoadResult> {
-  let args: string[];
-  let specFile: string | undefined;
-  if (plan.requests.length === 1) {
-    const [{ path: requestPath, headers }] = plan.requests as [LoadPlan['requests'][0]];
-    args = [
-      AUTOCANNON,
-      '--json',
-      '-n',
-      '-c',
-      String(options.connections),
-      '-d',
-      String(options.durationSeconds),
-      '-t',
-      String(TIMEOUT_SECONDS),
-      ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]),
-      `${origin}${requestPath}`,
-    ];
-  } else {
-    specFile = path.join(os.tmpdir(), `folio-bench-load-${process.pid}-${Date.now()}.json`);
-    const spec: CyclingSpec = {
-      origin,
-      connections: options.connections,
-      durationSeconds: options.durationSeconds,
-      requests: plan.requests,
-    };
-    fs.writeFileSync(specFile, JSON.stringify(spec));
-    args = [...SOURCE_FLAGS, CYCLING, specFile];
-  }
+  if (options.metrics) await readLoopDelay(origin);
   let peakKb = 0;
   const sample = () => {
     peakKb = Math.max(peakKb, readRssKb(serverPid));
@@ -83,37 +58,52 @@ export async function runLoad(
   const sampler = setInterval(sample, 50);
   const cpuBefore = readCpuMs(serverPid);
   try {
-    const output = await runChild(args, options.loadCpu);
+    const result = await wrkRequests(
+      {
+        origin,
+        connections: options.connections,
+        durationSeconds: options.durationSeconds,
+        ...(options.loadCpu === undefined ? {} : { cpu: options.loadCpu }),
+      },
+      plan.requests,
+    );
     const cpuMs = readCpuMs(serverPid) - cpuBefore;
-    const result = JSON.parse(output.trim().split('\n').at(-1)!) as AutocannonResult;
-    const expected = plan.status === 200 ? result['2xx'] : result['3xx'];
-    const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+    const loop = options.metrics ? await readLoopDelay(origin) : { p99Ms: Number.NaN, maxMs: Number.NaN };
+    const total = result.requests;
     return {
-      requestsPerSecond: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
+      requestsPerSecond: total / result.durationSeconds,
+      p50: result.p50,
+      p99: result.p99,
       rssMb: peakKb / 1024,
       cpuUsPerAnswer: total > 0 ? (cpuMs * 1000) / total : 0,
-      expected,
+      bytesPerAnswer: total > 0 ? result.bytes / total : 0,
+      expected: total - result.failedStatus,
       total,
-      errors: result.errors + result.timeouts,
+      errors: result.errors,
+      loopP99Ms: loop.p99Ms,
+      loopMaxMs: loop.maxMs,
     };
   } finally {
     clearInterval(sampler);
-    if (specFile) fs.rmSync(specFile, { force: true });
   }
 }
 
-interface AutocannonResult {
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  errors: number;
-  timeouts: number;
-  '1xx': number;
-  '2xx': number;
-  '3xx': number;
-  '4xx': number;
-  '5xx': number;
+/**
+ * Folio's event-loop delay since the last scrape, ms: prom-client's default metrics read a
+ * `monitorEventLoopDelay` histogram (10 ms resolution) and reset it on every scrape.
+ */
+export async function readLoopDelay(origin: string): Promise<{ p99Ms: number; maxMs: number }> {
+  const response = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`GET /metrics answered ${response.status}: ${text}`);
+  const gauge = (name: string) => {
+    const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
+    return match ? Number(match[1]) * 1000 : Number.NaN;
+  };
+  return {
+    p99Ms: gauge('nodejs_eventloop_lag_p99_seconds'),
+    maxMs: gauge('nodejs_eventloop_lag_max_seconds'),
+  };
 }
 
 /**
@@ -146,27 +136,4 @@ export function readRssKb(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-function runChild(args: string[], cpu: number | undefined): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const [command, commandArgs] =
-      cpu === undefined
-        ? [process.execPath, args]
-        : ['taskset', ['--cpu-list', String(cpu), process.execPath, ...args]];
-    const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code === 0) resolve(stdout);
-      else reject(new Error(`load generator exited with ${code}:\n${stderr}`));
-    });
-  });
 }

@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { primeCompileCache } from '../packages/server/src/test/server-process.ts';
-import { benchDelivery, type DeliveryReport } from './delivery.ts';
+import { benchDelivery, type DeliveryReport, UNSPENT_RATE_LIMIT } from './delivery.ts';
 import { benchFlood, type FloodReport, floodText } from './flood.ts';
 import { timeHttpImport } from './http-import.ts';
 import { benchWebhooks, type WebhookPass } from './webhooks.ts';
@@ -132,7 +132,7 @@ function floodSection(text: string, machine: string, articles: number): string {
   return [
     'Measured with `npm run bench -- --write flood` (see `bench/flood.ts`): a Folio server child',
     `process as \`npm start\` runs it (default \`FOLIO_RESPONSE_CACHE_MB\`, a heap limit of 512 MB) on ${articles.toLocaleString('en')}`,
-    'articles, and a key holder asking it, through autocannon, for URLs never asked before: page',
+    'articles, and a key holder asking it, through wrk (one thread, a Lua `request()`), for URLs never asked before: page',
     'numbers past the end, real pages in new sizes, unknown slugs and unknown query parameters,',
     'with one of two hot URLs (list page 1, one article) every tenth request. RSS is VmRSS of the',
     'server: before the flood, its peak during it, and 2 s after. The cost per entry and the',
@@ -156,14 +156,18 @@ function deliveryText(
       [
         row.name,
         rate(row.folio.requestsPerSecond),
-        `${row.folio.p50.toFixed(0)} ms`,
-        `${row.folio.p99.toFixed(0)} ms`,
+        ms(row.folio.p50),
+        ms(row.folio.p99),
+        row.folio.cpuUsPerAnswer.toFixed(1),
+        `${row.folio.loopMaxMs.toFixed(0)} ms`,
         `${row.folio.rssMb.toFixed(0)} MB`,
         rate(row.bare.requestsPerSecond),
+        row.bare.cpuUsPerAnswer.toFixed(1),
         (row.folio.requestsPerSecond / row.bare.requestsPerSecond).toFixed(2),
+        (row.bare.cpuUsPerAnswer / row.folio.cpuUsPerAnswer).toFixed(2),
       ].join(' | '),
     );
-    const { sitemap } = report;
+    const { sitemap, invalidBody } = report;
     return [
       `Delivery, ${report.database}, ${report.articles.toLocaleString('en')} articles (list page 1: ${kb(report.listPageBytes)},`,
       `one article: ${kb(report.articleBytes)}; catalogue loaded through the services in ${(report.seedMs / 1000).toFixed(1)} s).`,
@@ -171,9 +175,18 @@ function deliveryText(
       `Sitemap alone, cold, read with a node:http client (median of 5, ${kb(sitemap.bytes)}): first byte ${sitemap.ttfbMs.toFixed(0)} ms,`,
       `last byte ${sitemap.totalMs.toFixed(0)} ms, server RSS ${sitemap.rssMb.toFixed(0)} MB.`,
       '',
-      '| case | Folio req/s | p50 | p99 | Folio RSS | bare req/s | Folio/bare |',
-      '|---|---|---|---|---|---|---|',
+      '| case | Folio req/s | p50 | p99 | Folio µs/answer | loop delay max | Folio RSS | bare req/s | bare µs/answer | req/s Folio/bare | CPU bare/Folio |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows.map((row) => `| ${row} |`),
+      ...(invalidBody
+        ? [
+            '',
+            `Invalid bodies: ${invalidBody.posts} \`PUT\`s of one article with ${invalidBody.blocks.toLocaleString('en')} invalid blocks`,
+            `(${(invalidBody.bodyBytes / 1024).toFixed(0)} KB; answered ${invalidBody.statuses}), one after another while cached by-slug reads ran`,
+            `(${rate(invalidBody.reads.requestsPerSecond)} req/s, p99 ${ms(invalidBody.reads.p99)}): each answered in ${invalidBody.answerMs.toFixed(0)} ms`,
+            `(max ${invalidBody.answerMaxMs.toFixed(0)} ms); the server's event-loop delay meanwhile: p99 ${invalidBody.reads.loopP99Ms.toFixed(0)} ms, max ${invalidBody.reads.loopMaxMs.toFixed(0)} ms.`,
+          ]
+        : []),
       ...(report.problems.length > 0
         ? ['', 'Unexpected answers:', ...report.problems.map((p) => `- ${p}`)]
         : []),
@@ -186,6 +199,11 @@ function deliveryText(
     );
   }
   return parts.join('\n\n');
+}
+
+/** A latency: tenths of a millisecond, since cached answers take well under one. */
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
 }
 
 /** Requests per second: whole numbers, with a decimal below 10 where rounding would hide it. */
@@ -201,12 +219,24 @@ function deliverySection(text: string, machine: string): string {
     "server's own services (`upsertArticle`, 500 per transaction; then `VACUUM ANALYZE` on PostgreSQL,",
     'as autovacuum would do after a bulk load), a Folio server child process on it, and a bare `node:http` child',
     'answering the exact bytes and headers Folio answered for the same paths (304 when',
-    '`If-None-Match` matches). Load: autocannon in its own process on 127.0.0.1, identity',
-    'encoding, a fixed number of connections and seconds per run; each figure is the median of',
-    'the runs (Folio and bare alternate), RSS the peak VmRSS of the server process during a run.',
-    '"cached" repeats one URL; "cold" cycles through distinct URLs (50 list pages, 2,000 slugs) so',
-    'no response is asked for twice in a row. Load generator and servers share the 2 cores, so',
-    'the bare figures are the limit of this machine with this generator, not of `node:http`.',
+    '`If-None-Match` matches). Load: `wrk` (C, one thread; a Lua script sets the headers and, for',
+    'the cold rows, cycles through the URLs) on 127.0.0.1, identity encoding, the connections and',
+    'seconds per run given below; each figure is the median of the runs (Folio and bare',
+    "alternate). Latency is wrk's. µs/answer is the CPU time (user + system, from",
+    '`/proc/<pid>/stat`) the server process spent during the run divided by the answers wrk got:',
+    'what an answer costs the server, steadier than req/s on shared cores. "CPU bare/Folio" is the',
+    "bare server's µs per answer over Folio's (1.00: Folio costs what a bare `node:http` server",
+    'costs). "loop delay max" is the largest event-loop delay of the Folio process over a run',
+    "(prom-client's `nodejs_eventloop_lag_max_seconds`, 10 ms resolution, reset by a scrape of",
+    '`/metrics` before the run and read by one after; worst of the runs). RSS is the peak VmRSS of',
+    'the server process during a run. "cached" repeats one URL; "cold" cycles through distinct URLs',
+    '(50 list pages, 2,000 slugs) so no response is asked for twice in a row. "rate limit" rows ask',
+    `a third Folio process started with \`FOLIO_RATE_LIMIT=${UNSPENT_RATE_LIMIT}\`, a budget the load never`,
+    'spends: beside the row above them, what counting every cached answer against its key costs.',
+    'wrk and the servers share the 2 cores (unless `--pin`), so a bare figure is the limit of this',
+    'machine with this generator, not of `node:http`.',
+    `Each row: ${flags.runs} runs per server of ${flags.duration} s, ${flags.connections} connections (the sitemap 4), after an untimed`,
+    'warm-up. The invalid-body run posts while a by-slug, cached load runs twice as long.',
     `The machine is shared with other work (see the load average). Measured on ${new Date().toISOString().slice(0, 10)}.`,
     '',
     text,

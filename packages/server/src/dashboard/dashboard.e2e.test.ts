@@ -131,12 +131,14 @@ describe('dashboard in Chromium', { skip }, () => {
       /succeeded\s*2\s*204/.test(document.querySelector('#delivery-log tbody tr')?.textContent ?? ''),
     );
 
-    // The Delivery page holds only the seed's three cards; site settings are under Settings.
+    // The Delivery page holds the seed's three cards and Last hour; site settings are under Settings.
     assert.deepEqual(await page.locator('main h2').allTextContents(), [
       'Connection',
       'Content API keys',
       'Webhook',
+      'Last hour',
     ]);
+    assert.equal(await page.locator('#traffic svg[role="img"]').count(), 2, 'two per-minute charts');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: /Settings/, level: 1 }).waitFor();
     const siteCard = page.getByRole('region', { name: 'Site and URLs' });

@@ -548,7 +548,7 @@ for (const dialect of DIALECTS) {
       assert.match(card, /This server process, all projects/);
       assert.deepEqual(figures, [
         ['Requests', counted.requests],
-        ['Error answers', counted.errors],
+        ['Errors', counted.errors],
         ['Cache hits', counted.cacheHits],
         ['Succeeded', 1],
         ['Retried', 1],

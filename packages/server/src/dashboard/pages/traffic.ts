@@ -22,8 +22,8 @@ interface Series {
 }
 
 const REQUEST_SERIES: Series[] = [
-  { label: 'Error answers', className: 'bar-error', value: (m) => m.errors },
-  { label: 'Other answers', className: 'bar-request', value: (m) => m.requests - m.errors },
+  { label: 'Errors', className: 'bar-error', value: (m) => m.errors },
+  { label: 'Other requests', className: 'bar-request', value: (m) => m.requests - m.errors },
 ];
 const WEBHOOK_SERIES: Series[] = [
   { label: 'Succeeded', className: 'bar-ok', value: (m) => m.webhooks.succeeded },
@@ -41,13 +41,13 @@ export function trafficCard({ lastHour, deliveries }: TrafficData): SafeHtml {
   const cacheable = total.cacheHits + total.cacheMisses;
   return html`<section class="card" id="traffic" aria-labelledby="traffic-title">
   <h2 id="traffic-title">Last hour</h2>
-  <p class="muted">This server process, all projects, from ${utcTime(lastHour.since)} to ${utcTime(lastHour.until)}: the last hour, or since the process started if that was later. The same counters as <code>GET /metrics</code>.</p>
+  <p class="muted">This server process, all projects, ${utcTime(lastHour.since)} to ${utcTime(lastHour.until)} (the last hour, or since the process started): the counters of <code>GET /metrics</code>.</p>
   <div class="traffic">
     <div class="traffic-part">
       <h3>Requests</h3>
       <dl class="figures">
         ${figure('Requests', total.requests)}
-        ${figure('Error answers', total.errors, share(total.errors, total.requests, 'of requests'))}
+        ${figure('Errors', total.errors, share(total.errors, total.requests, 'of requests'))}
         ${figure('Cache hits', total.cacheHits, share(total.cacheHits, cacheable, 'hit rate'))}
       </dl>
       ${barChart('Requests per minute', minutes, REQUEST_SERIES, describeRequests)}
@@ -110,7 +110,8 @@ function barChart(
       ${bars}
       <rect class="chart-axis" x="0" y="${CHART_HEIGHT - 1}" width="${SLOTS * SLOT_WIDTH}" height="1"></rect>
     </svg>
-    <figcaption><span>60 min ago</span><span class="legend">${series.map((s) => html`<span><span class="swatch ${s.className}"></span>${s.label}</span>`)}</span><span>now</span></figcaption>
+    <div class="chart-times" aria-hidden="true"><span>60 min ago</span><span>now</span></div>
+    <figcaption class="legend">${series.map((s) => html`<span><span class="swatch ${s.className}"></span>${s.label}</span>`)}</figcaption>
   </figure>`;
 }
 

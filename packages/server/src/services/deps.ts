@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import type { Resolver } from '../webhooks/address-guard.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
@@ -23,7 +23,7 @@ export interface WebhookPolicy {
 /** Runs `work` in a transaction, then tells the dispatcher that events may be waiting. */
 export async function transact<T>(
   deps: ServiceDeps,
-  work: (trx: Kysely<Database>) => Promise<T>,
+  work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
   const result = await deps.db.transaction().execute(work);
   deps.onCommit?.();

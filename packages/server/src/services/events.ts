@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { insertEvent } from '../store/events.ts';
 import { insertDelivery } from '../store/webhook-deliveries.ts';
@@ -27,7 +27,7 @@ export interface RecordedEvent {
  * never does. The event id is the Standard Webhooks message id, the same on every retry.
  */
 export async function recordEvent(
-  trx: Kysely<Database>,
+  trx: Transaction<Database>,
   projectId: string,
   type: EventType,
   data: Record<string, unknown>,

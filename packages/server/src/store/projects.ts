@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, NewProjectRow, ProjectRow, ProjectUpdate } from '../db/tables.ts';
 
 export async function insertProject(db: Kysely<Database>, row: NewProjectRow): Promise<ProjectRow> {
@@ -14,7 +14,7 @@ export async function findProject(db: Kysely<Database>, id: string): Promise<Pro
  * `select … for update`, which SQLite cannot parse; there, BEGIN IMMEDIATE already admits one
  * writer at a time.
  */
-export async function lockProject(trx: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {
+export async function lockProject(trx: Transaction<Database>, id: string): Promise<ProjectRow | undefined> {
   return trx
     .updateTable('projects')
     .set({ content_version: sql<number>`content_version` })

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type {
   AttemptRow,
   Database,
@@ -103,10 +103,10 @@ export async function updateDelivery(
  * processes pass over them; SQLite's IMMEDIATE transaction already serializes claimers.
  */
 export async function selectDueDeliveries(
-  db: Kysely<Database>,
+  trx: Transaction<Database>,
   options: { now: number; limit: number; excludeProjects: string[]; lockRows: boolean },
 ): Promise<Array<Pick<DeliveryRow, 'id' | 'project_id'>>> {
-  let query = db
+  let query = trx
     .selectFrom('webhook_deliveries')
     .select(['id', 'project_id'])
     .where('status', '=', 'pending')
@@ -123,17 +123,17 @@ export async function selectDueDeliveries(
 
 /** Takes the lease on the given deliveries and returns them with their events. */
 export async function leaseDeliveries(
-  db: Kysely<Database>,
+  trx: Transaction<Database>,
   ids: string[],
   lease: { token: string; until: number; now: number },
 ): Promise<DeliveryWithEvent[]> {
   if (ids.length === 0) return [];
-  await db
+  await trx
     .updateTable('webhook_deliveries')
     .set({ lock_token: lease.token, locked_until: lease.until, updated_at: lease.now })
     .where('id', 'in', ids)
     .execute();
-  return selectWithEvent(db).where('d.id', 'in', ids).where('d.lock_token', '=', lease.token).execute();
+  return selectWithEvent(trx).where('d.id', 'in', ids).where('d.lock_token', '=', lease.token).execute();
 }
 
 /**

@@ -4,9 +4,9 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
-import { SOURCE_FLAGS } from '../packages/server/bin/launch.js';
 import {
   freePort,
+  SERVER_NODE_FLAGS,
   type ServerProcess,
   startServer,
   stop,
@@ -311,7 +311,8 @@ async function startBare(
   const file = path.join(dir, 'bare-responses.bin');
   fs.writeFileSync(file, v8.serialize(responses));
   const port = await freePort();
-  const child = spawn(process.execPath, [...SOURCE_FLAGS, BARE_SERVER, file, String(port)], {
+  // Folio's own Node flags (heap sizes, compile cache): the two differ only in what answers.
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, BARE_SERVER, file, String(port)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,8 @@ import { isDatabaseUnavailable } from '../db/errors.ts';
 import { AppError, databaseUnavailable } from '../errors.ts';
 import { missingAdminToken } from '../services/admin-auth.ts';
 import { missingContentKey } from '../services/content-keys.ts';
-import { readBearerToken } from '../services/tokens.ts';
+import { readBearerToken } from './bearer.ts';
+import { errorBody } from './envelope.ts';
 import { describeValidationErrors, MAX_DETAILS, summarizeDetails } from './validation.ts';
 
 /**
@@ -88,13 +89,6 @@ function clientErrorCode(code: string | undefined): 'request_timeout' | 'headers
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
   if (code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
   return 'bad_request';
-}
-
-function errorBody(error: AppError) {
-  return {
-    success: false,
-    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
-  };
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {

@@ -5,7 +5,7 @@ import type { TObject } from '@sinclair/typebox';
 import FindMyWay from 'find-my-way';
 import type { ChangeWatch } from '../services/change-watch.ts';
 import type { KeyCheck, KeyChecks } from '../services/key-checks.ts';
-import { readBearerToken } from '../services/tokens.ts';
+import { readBearerToken } from './bearer.ts';
 import { DELIVERY_CACHE_CONTROL } from './caching.ts';
 import { MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.ts';
 import { heldTag } from './etag.ts';

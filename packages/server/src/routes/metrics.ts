@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { readBearerToken } from '../http/bearer.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { type AdminCredential, verifyAdminToken } from '../services/admin-auth.ts';
-import { readBearerToken } from '../services/tokens.ts';
 import { errorResponses } from './common.ts';
 
 /** `GET /metrics`: Prometheus's text format, for the admin token only. */

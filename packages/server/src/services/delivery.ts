@@ -1,5 +1,6 @@
 import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
+import { SUCCESS_CLOSE, SUCCESS_OPEN, successJson } from '../http/envelope.ts';
 import * as articles from '../store/articles.ts';
 import { servedJsonOf, sitemapEntryWriter, toRelatedLink } from './article-view.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -29,7 +30,7 @@ export async function listPublishedArticlesBody(
   const rows = offset < total ? await deps.listing.page(deps.db, project, offset, pagination.limit) : [];
   const served = await Promise.all(rows.map((row) => row.served ?? computeServed(deps, project, row.id)));
   const data = served.filter((json) => json !== undefined).join(',');
-  return `{"success":true,"data":[${data}],"pagination":${JSON.stringify(pagination)}}`;
+  return successJson(`[${data}]`, pagination);
 }
 
 /**
@@ -63,7 +64,7 @@ export async function getPublishedArticleBody(
       : await articles.listLatestPublished(deps.db, project.id, row.id, DEFAULT_RELATED_COUNT);
   const links = JSON.stringify(related.map((item) => toRelatedLink(item, project)));
   // The served JSON is an object: its closing brace makes room for `related`.
-  return `{"success":true,"data":${servedJsonOf(row, project).slice(0, -1)},"related":${links}}}`;
+  return successJson(`${servedJsonOf(row, project).slice(0, -1)},"related":${links}}`);
 }
 
 // Slugs are stored in NFC, so any form of one finds its article; an article stored before
@@ -102,7 +103,7 @@ export async function* streamSitemapBody(
   };
   let next: Promise<articles.SitemapBatch | undefined> | undefined = read();
   let separator = '';
-  yield '{"success":true,"data":[';
+  yield `${SUCCESS_OPEN}[`;
   while (next) {
     const part: articles.SitemapBatch | undefined = await next;
     if (!part) break;
@@ -123,7 +124,7 @@ export async function* streamSitemapBody(
       yield entries;
     }
   }
-  yield ']}';
+  yield `]${SUCCESS_CLOSE}`;
 }
 
 /** The website URL the sitemap is built on; 409 when the project has none. */

@@ -21,10 +21,3 @@ export function hashesEqual(a: string, b: string): boolean {
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && timingSafeEqual(left, right);
 }
-
-/** The token of an `Authorization: Bearer <token>` header, or undefined. */
-export function readBearerToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  return match?.[1];
-}

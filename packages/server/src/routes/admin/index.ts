@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { JsonSchemaDocument } from '@folio/schema';
+import { readBearerToken } from '../../http/bearer.ts';
 import type { RequestAccounting } from '../../http/request-accounting.ts';
 import { type AdminCredential, verifyAdminToken } from '../../services/admin-auth.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
-import { readBearerToken } from '../../services/tokens.ts';
 import { articleRoutes } from './articles.ts';
 import { contentKeyRoutes } from './content-keys.ts';
 import { projectRoutes } from './projects.ts';

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ProjectRow } from '../../db/tables.ts';
+import { readBearerToken } from '../../http/bearer.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { RequestAccounting } from '../../http/request-accounting.ts';
 import { deliveryCacheKey, type ResponseCache } from '../../http/response-cache.ts';
@@ -7,7 +8,6 @@ import { sendJson } from '../../http/send-json.ts';
 import { sendJsonStream } from '../../http/send-stream.ts';
 import type { DeliveryDeps } from '../../services/delivery.ts';
 import type { KeyChecks } from '../../services/key-checks.ts';
-import { readBearerToken } from '../../services/tokens.ts';
 import { errorResponses } from '../common.ts';
 import { DELIVERY_ROUTES, type DeliveryAsk } from './route-table.ts';
 

@@ -1,0 +1,28 @@
+import type { Pagination } from '@folio/schema';
+import type { AppError } from '../errors.ts';
+
+/**
+ * The contract's envelope: `{ success: true, data, pagination? }` or
+ * `{ success: false, error: { code, message, details? } }`. Delivery answers are assembled as
+ * JSON text from stored served JSON, never parsed and serialized again, so the success side is
+ * written here as text around data that is already serialized.
+ */
+
+/** What a streamed success body starts with, before its data's first byte. */
+export const SUCCESS_OPEN = '{"success":true,"data":';
+/** What a streamed success body ends with, after its data's last byte. */
+export const SUCCESS_CLOSE = '}';
+
+/** A success body around `data`, JSON text already; a page of a list also carries its pagination. */
+export function successJson(data: string, pagination?: Pagination): string {
+  if (pagination === undefined) return `${SUCCESS_OPEN}${data}${SUCCESS_CLOSE}`;
+  return `${SUCCESS_OPEN}${data},"pagination":${JSON.stringify(pagination)}${SUCCESS_CLOSE}`;
+}
+
+/** An error body, as an object for Fastify's serializer or `JSON.stringify`. */
+export function errorBody(error: AppError) {
+  return {
+    success: false,
+    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+  };
+}

@@ -44,7 +44,7 @@ export async function seedCatalogue(options: {
       });
     }
     // Without statistics PostgreSQL plans the by-slug lookup on the partial list index and
-    // reads every published row (measured: 116 by-slug req/s at 10,000 articles). Autovacuum
+    // reads every published row, which made cold by-slug reads crawl. Autovacuum
     // analyzes (and vacuums, which lets the sitemap read the index alone) after a bulk load
     // within a minute, but may be off (as on the test instance).
     if (dialect === 'postgres') await sql`vacuum analyze`.execute(db);

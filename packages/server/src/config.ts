@@ -46,9 +46,10 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-// The contract bounds a server's RSS under a flood of distinct URLs at 300 MB; the server itself
-// holds over 100 MB, and the cache's accounted bytes cost more RSS than they count (BENCHMARKS.md,
-// "Flood of distinct URLs"), so the default leaves room to spare on another machine.
+// The contract bounds a server's RSS under a flood of distinct URLs; the server itself holds a
+// good part of that bound before it caches anything, and the cache's accounted bytes cost more
+// RSS than they count (BENCHMARKS.md, "Flood of distinct URLs"), so the default leaves room to
+// spare on another machine.
 export const DEFAULT_RESPONSE_CACHE_MB = 64;
 
 // Enough to keep pace with a burst of writes to one project; see BENCHMARKS.md, "Webhooks".

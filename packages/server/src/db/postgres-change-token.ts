@@ -6,7 +6,7 @@ import type pg from 'pg';
  * moved past any commit that finished before the token is read; unrelated activity moves it
  * too, which only costs cache hits, never correctness. One trivial query, so a batch of
  * requests shares it (see `services/change-watch.ts`). It goes to the pool directly: it is read
- * for every batch of requests, and Kysely's layers cost a third of its CPU time. A named
+ * for every batch of requests, and Kysely's layers were a large share of its CPU time. A named
  * (prepared) statement: each connection parses and plans it once, not on every read.
  *
  * Not available on a standby (recovery): there the token read fails and every request takes

@@ -132,7 +132,7 @@ function adaptStatement(statement: StatementSync, writes: { count: number }): Sq
 
 /**
  * Rows as plain objects, built here from arrays: node:sqlite sets each property of a row object
- * through the engine's C++ API, which makes reading 100,000 sitemap rows take twice as long as
+ * through the engine's C++ API, which makes reading a large sitemap's rows much slower than
  * taking arrays and building the objects in JavaScript. Node before 22.16 has only objects.
  */
 function rowBuilder(statement: StatementSync, names: string[]): (row: unknown) => unknown {

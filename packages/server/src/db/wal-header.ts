@@ -7,8 +7,9 @@ const HEADER_BYTES = 48;
 
 /**
  * Reads the WAL-index header of a database in WAL mode from its `-shm` file: one `pread`, a
- * fraction of the cost of a statement, which matters on a path that answers 20,000 requests a
- * second. Returns undefined while the file does not exist (before the first transaction).
+ * fraction of the cost of a statement, which matters on the cached path (BENCHMARKS.md,
+ * "Delivery", the cached rows). Returns undefined while the file does not exist (before the
+ * first transaction).
  *
  * The descriptor stays open for the life of the process on purpose: closing any descriptor of
  * a file drops every POSIX lock this process holds on it, and SQLite's locks on `-shm` are

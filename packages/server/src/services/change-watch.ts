@@ -61,9 +61,9 @@ export function createChangeWatch(read: ChangeToken, known?: () => string | unde
   }
 
   // Waits for the check phase even when the token is known: the answers of one turn are then
-  // written together, after every request of the turn was read. Answering each request as it
-  // was parsed cost 36.9 µs of server CPU per cached answer against 20.7–21.4 µs batched
-  // (PostgreSQL, by-slug, three runs), the same batch the SQLite read already made (23.7 µs).
+  // written together, after every request of the turn was read, the same batch the SQLite read
+  // already makes. Answering each request as it was parsed cost markedly more server CPU per
+  // cached answer (README, Performance, "At most one lookup per request").
   function later(then: (token: string | undefined) => void): void {
     waiters.push(then);
     schedule();

@@ -123,8 +123,8 @@ export type SitemapRow = Pick<ArticleRow, 'slug' | 'updated_at'>;
 /**
  * A batch of the sitemap in delivery order, as the database aggregated it: one row of long
  * strings instead of a row per article. Building a row and decoding its strings in the driver
- * was most of what a large sitemap cost on PostgreSQL: 100,000 articles over HTTP took 312 ms
- * read row by row, 167 ms read this way (on SQLite, 144 and 148 ms).
+ * was most of what a large sitemap cost on PostgreSQL; on SQLite the two read alike (README,
+ * Performance, "Cheap cold path").
  */
 export interface SitemapBatch {
   /** The slugs, joined by newlines (a slug holds no whitespace). */
@@ -140,9 +140,9 @@ export interface SitemapBatch {
  * The sitemap batch of at most `limit` articles after the sort key `after` (exclusive).
  * The aggregates take the rows in the order the subquery gives them, which both databases keep
  * for a plain aggregate over one ordered subquery (PostgreSQL's manual gives this form for
- * ordered input). Ordering inside each aggregate instead sorts the batch once per aggregate:
- * measured on PostgreSQL 15, the queries of a 100,000-article sitemap then took 142 ms instead
- * of 87. The sitemap test holds the order to the delivery list's on both databases. The ids are
+ * ordered input). Ordering inside each aggregate instead sorts the batch once per aggregate,
+ * which made the queries of a large sitemap markedly slower on PostgreSQL 15. The sitemap test
+ * holds the order to the delivery list's on both databases. The ids are
  * joined only for the last one, the next batch's cursor: SQLite has no arrays to pick it from.
  */
 export async function listSitemapBatch(

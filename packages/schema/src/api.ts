@@ -86,6 +86,46 @@ export const PageQuerySchema = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, default: 20, description: 'Capped to 100' })),
 });
 
+/** `since` and `limit` of the changes feed; a larger `limit` is capped to 100. */
+export const ChangesQuerySchema = Type.Object({
+  since: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The cursor of the last answer; omit to sync from scratch',
+    }),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: 100, description: 'Capped to 100' })),
+});
+
+export const ChangeUpsertSchema = Type.Object({
+  type: Type.Literal('upsert'),
+  article: ArticleListItemSchema,
+});
+/** A change that stores `article` in the replica, replacing any with its `id`. */
+export type ChangeUpsert = Static<typeof ChangeUpsertSchema>;
+export const ChangeDeleteSchema = Type.Object({
+  type: Type.Literal('delete'),
+  id: Type.String(),
+  slug: Type.String({ description: 'The slug it was last served under' }),
+});
+/** A change that removes the article `id` from the replica: unpublished or deleted. */
+export type ChangeDelete = Static<typeof ChangeDeleteSchema>;
+export const ChangeSchema = Type.Union([ChangeUpsertSchema, ChangeDeleteSchema]);
+/**
+ * One entry of the changes feed: an article to store (replacing any with its `id`), or one no
+ * longer served (unpublished or deleted) to remove by `id`.
+ */
+export type Change = Static<typeof ChangeSchema>;
+
+export const ChangesPageSchema = Type.Object({
+  changes: Type.Array(ChangeSchema),
+  cursor: Type.String({ description: 'Opaque: pass it as `since` to get what changed after this answer' }),
+  hasMore: Type.Boolean({ description: 'Call again at once with `cursor`: more changes are waiting' }),
+});
+/** One answer of the changes feed. */
+export type ChangesPage = Static<typeof ChangesPageSchema>;
+
 export const ErrorBodySchema = Type.Object({
   success: Type.Literal(false),
   error: Type.Object({

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { blocksJsonSchema } from '@folio/schema';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { DEFAULT_RESPONSE_CACHE_MB } from './config.ts';
+import { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_RESPONSE_CACHE_MB } from './config.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { ChangeFeed, ChangeToken } from './db/change-feed.ts';
 import type { Database } from './db/tables.ts';
@@ -26,6 +26,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
 import { createChangeWatch } from './services/change-watch.ts';
+import { startChangeHistoryPruner } from './services/changes.ts';
 import type { ServiceDeps, WebhookPolicy } from './services/deps.ts';
 import { createKeyChecks } from './services/key-checks.ts';
 import { createListingIndex } from './services/listing-index.ts';
@@ -76,6 +77,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Rate-limit budgets; by default only failed authentications are limited, in this process. */
   rateLimits?: RateLimits;
+  /** FOLIO_CHANGES_RETENTION in milliseconds: how far back the changes feed can resume. */
+  changesRetentionMs?: number;
 }
 
 /** Builds the HTTP application. It never listens and never reads the environment. */
@@ -122,6 +125,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   history.start();
   app.addHook('onClose', async () => history.stop());
+  const changesRetentionMs = options.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS;
+  const pruner = startChangeHistoryPruner(deps, changesRetentionMs, (error) =>
+    app.log.warn({ err: error }, 'pruning the changes feed history failed; it is retried'),
+  );
+  app.addHook('onClose', async () => pruner.stop());
   app.decorate('fastPathHits', () => fastPath?.hits ?? 0);
   app.decorate('responseCacheUse', () => ({ bytes: cache.bytes, entries: cache.entries }));
   app.setValidatorCompiler(createValidatorCompiler([blocksSchema]));
@@ -156,7 +164,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes(options.db));
   await app.register(publicRoutes({ blocksSchema, cache }));
   await app.register(
-    deliveryRoutes({ ...deps, listing: createListingIndex() }, cache, keys, accounting, metrics),
+    deliveryRoutes(
+      { ...deps, listing: createListingIndex(), changesRetentionMs },
+      cache,
+      keys,
+      accounting,
+      metrics,
+    ),
   );
   await app.register(adminRoutes(deps, options.adminCredential, blocksSchema, accounting));
   await app.register(metricsRoutes(metrics, options.adminCredential));

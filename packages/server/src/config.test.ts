@@ -51,6 +51,21 @@ describe('configuration', () => {
     }
   });
 
+  test('FOLIO_CHANGES_RETENTION: 30d by default; 2s, 15m, 12h parse; nonsense is refused', () => {
+    assert.equal(loadConfig({}).changesRetentionMs, 30 * 86_400_000);
+    assert.equal(loadConfig({ FOLIO_CHANGES_RETENTION: '2s' }).changesRetentionMs, 2_000);
+    assert.equal(loadConfig({ FOLIO_CHANGES_RETENTION: '15m' }).changesRetentionMs, 900_000);
+    assert.equal(loadConfig({ FOLIO_CHANGES_RETENTION: '12h' }).changesRetentionMs, 43_200_000);
+    for (const value of ['forever', '0s', '10ms']) {
+      assert.throws(
+        () => loadConfig({ FOLIO_CHANGES_RETENTION: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.problems[0]!.startsWith('FOLIO_CHANGES_RETENTION='),
+        value,
+      );
+    }
+  });
+
   test('values are parsed: base URL follows PORT, trailing slashes are dropped', () => {
     const config = loadConfig({
       PORT: '9000',

@@ -32,6 +32,8 @@ export interface Config {
   authFailureLimit: Budget;
   /** `redis://…`: rate-limit budgets shared by every process; undefined keeps them per process. */
   redisUrl: string | undefined;
+  /** How long the changes feed can resume from a cursor, in milliseconds; older history is pruned. */
+  changesRetentionMs: number;
 }
 
 /** A configuration problem: one line naming the variable. */
@@ -54,6 +56,9 @@ export const DEFAULT_RESPONSE_CACHE_MB = 64;
 
 // Enough to keep pace with a burst of writes to one project; see BENCHMARKS.md, "Webhooks".
 export const DEFAULT_WEBHOOK_CONCURRENCY = 32;
+
+/** The contract's default for FOLIO_CHANGES_RETENTION: 30 days. */
+export const DEFAULT_CHANGES_RETENTION_MS = 30 * 86_400_000;
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -166,6 +171,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     (raw) => (/^rediss?:\/\/\S+$/.test(raw.trim()) ? raw.trim() : undefined),
     'a redis:// or rediss:// URL',
   );
+  const changesRetentionMs = read(
+    'FOLIO_CHANGES_RETENTION',
+    DEFAULT_CHANGES_RETENTION_MS,
+    (raw) => {
+      const ms = parseDuration(raw);
+      return ms !== undefined && ms >= 1000 ? ms : undefined;
+    },
+    'a duration of at least 1s such as 30d, 12h, 15m or 2s',
+  );
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -187,6 +201,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     rateLimit: rateLimit === 'off' ? undefined : rateLimit,
     authFailureLimit,
     redisUrl,
+    changesRetentionMs,
   };
 }
 

@@ -10,6 +10,10 @@ export const ERRORS = {
   forbidden: { status: 403, message: 'This key cannot access that project.' },
   not_found: { status: 404, message: 'Nothing was found at this address.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  cursor_expired: {
+    status: 410,
+    message: 'The cursor is older than the retained history of changes; sync again without it.',
+  },
   payload_too_large: { status: 413, message: 'The request body is larger than 1 MiB.' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
   request_timeout: { status: 408, message: 'The request did not arrive in time.' },

@@ -36,6 +36,7 @@ export async function start(config: Config): Promise<void> {
     changeToken: database.changeToken,
     changeFeed,
     trustProxy: config.trustProxy,
+    changesRetentionMs: config.changesRetentionMs,
     metrics,
     rateLimits: await createRateLimits({
       perCredential: config.rateLimit,

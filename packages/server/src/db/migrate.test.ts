@@ -25,6 +25,7 @@ for (const dialect of DIALECTS) {
           '0005-covering-published-order',
           '0006-change-feed',
           '0007-served-lz4',
+          '0008-changes-feed',
         ]);
         assert.deepEqual(await migrateToLatest(database.db, dialect), []);
         const tables = (await database.db.introspection.getTables()).map((table) => table.name);
@@ -60,6 +61,7 @@ for (const dialect of DIALECTS) {
             '0005-covering-published-order',
             '0006-change-feed',
             '0007-served-lz4',
+            '0008-changes-feed',
           ],
           'applied exactly once',
         );

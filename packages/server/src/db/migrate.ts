@@ -7,6 +7,7 @@ import * as m0004 from './migrations/0004-dashboard-sessions.ts';
 import * as m0005 from './migrations/0005-covering-published-order.ts';
 import * as m0006 from './migrations/0006-change-feed.ts';
 import * as m0007 from './migrations/0007-served-lz4.ts';
+import * as m0008 from './migrations/0008-changes-feed.ts';
 
 /** Every migration, in order. Names are permanent: they are recorded in the database. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-covering-published-order': m0005,
   '0006-change-feed': m0006,
   '0007-served-lz4': m0007,
+  '0008-changes-feed': m0008,
 };
 
 // Any constant shared by all Folio processes; it names the lock, nothing else.

@@ -10,6 +10,11 @@ export interface ProjectsTable {
   created_at: number;
   /** Bumped in the same transaction as any write that changes what the project serves. */
   content_version: Generated<number>;
+  /**
+   * The project's last change number in the changes feed: taken under the project's write lock,
+   * so change numbers follow commit order.
+   */
+  change_seq: Generated<number>;
 }
 export type ProjectRow = Selectable<ProjectsTable>;
 export type NewProjectRow = Insertable<ProjectsTable>;
@@ -49,10 +54,25 @@ export interface ArticlesTable {
    * assembled without parsing and re-serializing. Null only for rows written before it existed.
    */
   served: string | null;
+  /** The change number of the last change a content key could see; null if never served. */
+  change_seq: number | null;
+  /** The slug the article was last served under: what the feed's delete names. */
+  served_slug: string | null;
 }
 export type ArticleRow = Selectable<ArticlesTable>;
 export type NewArticleRow = Insertable<ArticlesTable>;
 export type ArticleUpdate = Updateable<ArticlesTable>;
+
+/** A served article that was deleted: what the changes feed tells replicas, until pruned. */
+export interface ArticleTombstonesTable {
+  project_id: string;
+  id: string;
+  /** The slug it was last served under. */
+  slug: string;
+  change_seq: number;
+  deleted_at: number;
+}
+export type ArticleTombstoneRow = Selectable<ArticleTombstonesTable>;
 
 export interface EventsTable {
   /** The Standard Webhooks message id (`msg_…`), the same on every delivery attempt. */
@@ -137,6 +157,7 @@ export interface Database {
   projects: ProjectsTable;
   content_keys: ContentKeysTable;
   articles: ArticlesTable;
+  article_tombstones: ArticleTombstonesTable;
   events: EventsTable;
   settings: SettingsTable;
   webhooks: WebhooksTable;

@@ -28,6 +28,11 @@ export interface CachedRoute {
   querystring?: TObject;
   /** The cache key part of a request, from its decoded params and its query, defaults applied. */
   what(ask: { params: Record<string, string>; query: Record<string, unknown> }): string;
+  /**
+   * For answers that hold a time (the changes feed's cursor): the epoch milliseconds until which
+   * a cached answer may be served. Past it, the full path answers and caches nothing.
+   */
+  freshUntil?(ask: { params: Record<string, string>; query: Record<string, unknown> }): number;
 }
 
 /** The router options both routers take, so that both decode a URL the same way. */
@@ -81,7 +86,9 @@ export function createFastPath(options: {
     const query = canonicalQuery(route.querystring, found.searchParams);
     const projectId = found.params.projectId;
     if (!query || projectId === undefined) return null;
-    return { projectId, what: route.what({ params: found.params as Record<string, string>, query }), route };
+    const ask = { params: found.params as Record<string, string>, query };
+    const freshUntil = route.freshUntil?.(ask);
+    return { projectId, what: route.what(ask), route, ...(freshUntil === undefined ? {} : { freshUntil }) };
   };
 
   // What each URL asks for, parsed once: a hit is otherwise mostly regular expressions.
@@ -95,7 +102,7 @@ export function createFastPath(options: {
   ): { check: KeyCheck; entry: CachedBody; route: Route } | undefined {
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
     const route = routeOf(request.url ?? '');
-    if (!route) return undefined;
+    if (!route || (route.freshUntil !== undefined && Date.now() >= route.freshUntil)) return undefined;
     const header = request.headers.authorization;
     const bearer = header === undefined ? undefined : bearerOf(header);
     const check = bearer && options.keys.recent(bearer);
@@ -184,6 +191,7 @@ interface Route {
   projectId: string;
   what: string;
   route: CachedRoute;
+  freshUntil?: number;
   /**
    * The cache key for the last content version asked: the same string while the version stays,
    * so a hit neither concatenates nor hashes a new key.
@@ -214,9 +222,12 @@ function canonicalQuery(
   }
   for (const [name, value] of Object.entries(search)) {
     const property = properties[name];
-    if (property?.type !== 'integer' || typeof value !== 'string' || !WHOLE_NUMBER.test(value))
-      return undefined;
-    query[name] = Number(value);
+    if (typeof value !== 'string') return undefined;
+    // A string parameter is taken as given: an answer is only ever cached under the key of a
+    // request the full path validated.
+    if (property?.type === 'string') query[name] = value;
+    else if (property?.type === 'integer' && WHOLE_NUMBER.test(value)) query[name] = Number(value);
+    else return undefined;
   }
   return query;
 }

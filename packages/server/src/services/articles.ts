@@ -4,8 +4,9 @@ import { isUniqueViolation } from '../db/errors.ts';
 import type { ArticleRow, ArticleUpdate, Database, ProjectRow } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as articles from '../store/articles.ts';
-import { bumpContentVersion, findProject, lockProject } from '../store/projects.ts';
+import { findProject, lockProject } from '../store/projects.ts';
 import { type SiteSettings, servedJson, toAdminArticle } from './article-view.ts';
+import { recordDeletion, stampChange, stampNewArticle } from './change-log.ts';
 import { type ServiceDeps, transact } from './deps.ts';
 import { recordEvent } from './events.ts';
 import { type PageQuery, paginate } from './pagination.ts';
@@ -80,12 +81,10 @@ export async function upsertArticleIn(
       updated_at: now,
       created_at: now,
       served: null,
+      ...(await stampNewArticle(trx, projectId, id, published, slug)),
     };
     const row = await articles.insertArticle(trx, { ...draft, served: servedJson(draft, site) });
-    if (published) {
-      await recordEvent(trx, projectId, 'content.created', { id, slug: row.slug }, now);
-      await bumpContentVersion(trx, projectId);
-    }
+    if (published) await recordEvent(trx, projectId, 'content.created', { id, slug: row.slug }, now);
     return { article: toAdminArticle(row), created: true, changed: true };
   });
 }
@@ -126,9 +125,9 @@ export async function deleteArticle(deps: ServiceDeps, projectId: string, id: st
     await lockProjectIn(trx, projectId);
     const existing = await findArticleOr404(trx, projectId, id);
     await articles.deleteArticle(trx, projectId, id);
+    await recordDeletion(trx, existing, deps.now());
     if (existing.published === 1) {
       await recordEvent(trx, projectId, 'content.deleted', { id, slug: existing.slug }, deps.now());
-      await bumpContentVersion(trx, projectId);
     }
   });
 }
@@ -173,6 +172,7 @@ async function applyChange(
   const patch: ArticleUpdate = { ...(changed ? fields : {}), published: publish ? 1 : 0 };
   if (changed || (publish && !wasPublished)) patch.updated_at = now;
   if (publish && existing.published_at === null) patch.published_at = now;
+  Object.assign(patch, await stampChange(trx, existing, publish, patch.slug ?? existing.slug));
   patch.served = servedJson({ ...existing, ...patch } as ArticleRow, site);
   const row = await articles.updateArticle(trx, existing.project_id, existing.id, patch);
 
@@ -185,7 +185,6 @@ async function applyChange(
     const previousSlug = existing.slug !== row.slug ? { previousSlug: existing.slug } : {};
     await recordEvent(trx, projectId, 'content.updated', { id, slug: row.slug, ...previousSlug }, now);
   }
-  if (publish || wasPublished) await bumpContentVersion(trx, projectId);
   return row;
 }
 

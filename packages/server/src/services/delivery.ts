@@ -17,6 +17,8 @@ const DEFAULT_RELATED_COUNT = 3;
  */
 export interface DeliveryDeps extends ServiceDeps {
   listing: ListingIndex;
+  /** FOLIO_CHANGES_RETENTION: how old a changes-feed cursor may be; 30 days if not given. */
+  changesRetentionMs?: number;
 }
 
 /** A page of published articles, newest first: the whole `{ success, data, pagination }` body. */

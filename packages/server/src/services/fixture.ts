@@ -22,6 +22,8 @@ export function buildFixtureArticle(): Article {
     updated_at: Date.parse(updatedAt),
     created_at: Date.parse(publishedAt),
     served: null,
+    change_seq: null,
+    served_slug: null,
   };
   return {
     ...toServedArticle(row, EXAMPLE_SITE),

@@ -1,6 +1,7 @@
 import type { NewProject, Project, ProjectPatch } from '@folio/schema';
 import type { ProjectRow, ProjectUpdate } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
+import { restampPublished } from '../store/changes.ts';
 import * as store from '../store/projects.ts';
 import type { ServiceDeps } from './deps.ts';
 import { isoTime } from './iso-time.ts';
@@ -59,7 +60,8 @@ export async function updateProject(deps: ServiceDeps, id: string, patch: Projec
     // Canonical paths, jsonLd URLs and the sitemap are built on these settings.
     if (servedChange) {
       await refreshServedArticles(trx, row);
-      await store.bumpContentVersion(trx, id);
+      // Every published article serves new links: each is a change in the feed.
+      await restampPublished(trx, id);
     }
     return toProject(row);
   });

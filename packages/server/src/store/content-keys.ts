@@ -66,6 +66,7 @@ export async function findContentKeyWithProject(
       'p.articles_path',
       'p.created_at',
       'p.content_version',
+      'p.change_seq',
     ])
     .where('k.key_hash', '=', keyHash)
     .executeTakeFirst();

@@ -80,6 +80,8 @@ export interface TestAppOptions {
   rateLimits?: RateLimits;
   trustProxy?: boolean;
   metrics?: Metrics;
+  /** FOLIO_CHANGES_RETENTION in milliseconds; the server's default when not given. */
+  changesRetentionMs?: number;
 }
 
 /** A short retry schedule; with `random` fixed at 0.5 there is no jitter in tests. */
@@ -128,6 +130,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),
+    ...(options.changesRetentionMs === undefined ? {} : { changesRetentionMs: options.changesRetentionMs }),
   });
   let origin: Promise<string> | undefined;
 

@@ -58,7 +58,10 @@ export function deliveryRoutes(
           const key = deliveryCacheKey(project.id, project.content_version, route.what(ask));
           const { answer } = route;
           if ('ready' in answer) {
-            return sendJson(request, reply, cache, key, () => answer.ready(deps, project, ask), looked);
+            // An answer that holds a time is cached only while it would be made the same again.
+            const fresh = route.freshUntil === undefined || deps.now() < route.freshUntil(ask);
+            const build = () => answer.ready(deps, project, ask);
+            return sendJson(request, reply, cache, fresh ? key : undefined, build, looked);
           }
           answer.before(project);
           return sendJsonStream(request, reply, cache, key, () => answer.stream(deps, project), looked);

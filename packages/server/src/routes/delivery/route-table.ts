@@ -1,6 +1,8 @@
 import {
   ArticleListItemSchema,
   ArticleSchema,
+  ChangesPageSchema,
+  ChangesQuerySchema,
   PageQuerySchema,
   SitemapEntrySchema,
   Success,
@@ -9,6 +11,7 @@ import {
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { ProjectRow } from '../../db/tables.ts';
 import type { CachedRoute } from '../../http/fast-path.ts';
+import { changesFreshUntil, listChangesBody } from '../../services/changes.ts';
 import {
   type DeliveryDeps,
   getPublishedArticleBody,
@@ -77,5 +80,22 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
     response: Success(Type.Array(SitemapEntrySchema)),
     what: () => 'sitemap',
     answer: { before: (project) => void requireWebsiteUrl(project), stream: streamSitemapBody },
+  },
+  {
+    url: '/api/v1/projects/:projectId/content/changes',
+    summary: 'What changed since a cursor: upserts and deletes in commit order, to keep a replica',
+    credentials: ['content'],
+    params: ProjectParams,
+    querystring: ChangesQuerySchema,
+    response: Success(ChangesPageSchema),
+    what: ({ query }) => `changes:${query.limit}:${query.since ?? ''}`,
+    freshUntil: ({ query }) => changesFreshUntil(query.since as string | undefined),
+    answer: {
+      ready: (deps, project, { query }) =>
+        listChangesBody(deps, project, {
+          since: query.since as string | undefined,
+          limit: query.limit as number,
+        }),
+    },
   },
 ];

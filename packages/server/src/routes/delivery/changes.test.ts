@@ -1,0 +1,382 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { ArticleListItem, Change } from '@folio/schema';
+import fc from 'fast-check';
+import { pruneChangeHistory } from '../../services/changes.ts';
+import { DIALECTS } from '../../test/databases.ts';
+import { createTestApp, newArticle, type TestApp } from '../../test/test-app.ts';
+
+const DAY = 86_400_000;
+const RETENTION = 30 * DAY;
+
+type Replica = Map<string, ArticleListItem>;
+
+interface Feed {
+  t: TestApp;
+  projectId: string;
+  key: string;
+}
+
+const changesUrl = (projectId: string, query = '') => `/api/v1/projects/${projectId}/content/changes${query}`;
+
+/** One answer of the feed, which must be a 200. */
+async function readChanges(feed: Feed, query: Record<string, string | number>) {
+  const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)]));
+  const response = await feed.t.deliver(feed.key, changesUrl(feed.projectId, `?${search}`));
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json().data as { changes: Change[]; cursor: string; hasMore: boolean };
+}
+
+/** Follows `hasMore` to the end, applying every change; returns the last cursor. */
+async function sync(feed: Feed, replica: Replica, cursor?: string, limit = 100): Promise<string> {
+  for (;;) {
+    const page = await readChanges(feed, { ...(cursor ? { since: cursor } : {}), limit });
+    const ids = page.changes.map((change) => (change.type === 'upsert' ? change.article.id : change.id));
+    assert.equal(new Set(ids).size, ids.length, 'at most one change per article in an answer');
+    for (const change of page.changes) {
+      if (change.type === 'upsert') replica.set(change.article.id, change.article);
+      else replica.delete(change.id);
+    }
+    cursor = page.cursor;
+    if (!page.hasMore) return cursor;
+  }
+}
+
+/** The published set as the list endpoint serves it, by id. */
+async function publishedSet(feed: Feed): Promise<Replica> {
+  const all: Replica = new Map();
+  for (let page = 1; ; page++) {
+    const response = await feed.t.deliver(
+      feed.key,
+      `/api/v1/projects/${feed.projectId}/content?page=${page}&limit=100`,
+    );
+    const body = response.json();
+    for (const item of body.data as ArticleListItem[]) all.set(item.id, item);
+    if (!body.pagination.hasNext) return all;
+  }
+}
+
+async function assertReplicaEqual(feed: Feed, replica: Replica, message?: string): Promise<void> {
+  const expected = await publishedSet(feed);
+  const sorted = (map: Replica) => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  assert.deepEqual(sorted(replica), sorted(expected), message);
+}
+
+for (const dialect of DIALECTS) {
+  describe(`changes feed [${dialect}]`, () => {
+    let t: TestApp;
+    let feed: Feed;
+    beforeEach(async () => {
+      t = await createTestApp(dialect);
+      const projectId = (await t.createProject({ articlesPath: '/blog' })).id;
+      feed = { t, projectId, key: await t.createKey(projectId) };
+    });
+    afterEach(() => t.close());
+
+    const put = (id: string, fields: Parameters<typeof newArticle>[0] = {}) =>
+      t.putArticle(feed.projectId, id, newArticle(fields));
+    const admin = (method: 'POST' | 'DELETE', path: string) =>
+      t.admin(method, `/admin/v1/projects/${feed.projectId}/articles/${path}`);
+
+    test('without since: the published set as upserts, page by page, as the list serves it', async () => {
+      for (let i = 0; i < 5; i++) await put(`a${i}`, { published: true });
+      await put('draft', { published: false });
+      const first = await readChanges(feed, { limit: 2 });
+      assert.equal(first.changes.length, 2);
+      assert.equal(first.hasMore, true);
+      assert.ok(first.changes.every((change) => change.type === 'upsert'));
+      const replica: Replica = new Map();
+      await sync(feed, replica, undefined, 2);
+      assert.deepEqual([...replica.keys()].sort(), ['a0', 'a1', 'a2', 'a3', 'a4']);
+      await assertReplicaEqual(feed, replica);
+    });
+
+    test('with since: the latest state of each changed article, in commit order', async () => {
+      for (const id of ['a', 'b', 'c', 'd']) await put(id, { slug: `${id}-slug`, published: true });
+      const replica: Replica = new Map();
+      const cursor = await sync(feed, replica);
+
+      await put('b', { slug: 'b-renamed', published: true });
+      await put('a', { slug: 'a-slug', title: 'A, edited', published: true });
+      await admin('POST', 'c/unpublish');
+      await admin('DELETE', 'd');
+      await put('b', { slug: 'b-renamed-again', published: true });
+      await put('e', { slug: 'e-slug', published: false });
+
+      const page = await readChanges(feed, { since: cursor });
+      assert.equal(page.hasMore, false);
+      const summary = page.changes.map((change) =>
+        change.type === 'upsert'
+          ? `upsert ${change.article.id} ${change.article.slug}`
+          : `delete ${change.id} ${change.slug}`,
+      );
+      assert.deepEqual(summary, [
+        'upsert a a-slug',
+        'delete c c-slug',
+        'delete d d-slug',
+        'upsert b b-renamed-again',
+      ]);
+      const a = page.changes[0] as Extract<Change, { type: 'upsert' }>;
+      assert.equal(a.article.title, 'A, edited');
+      assert.equal(a.article.seo.canonicalPath, '/blog/a-slug');
+    });
+
+    test('nothing changed: an empty answer that hands back a cursor to keep', async () => {
+      await put('a', { published: true });
+      const cursor = await sync(feed, new Map());
+      const page = await readChanges(feed, { since: cursor });
+      assert.deepEqual(page.changes, []);
+      assert.equal(page.hasMore, false);
+      assert.equal(page.cursor, cursor, 'the same cursor: polling it is a cache hit');
+      // A replace that changes nothing served is no change.
+      const same = { slug: 'unchanged', title: 'Same', blocks: [], published: true };
+      await t.putArticle(feed.projectId, 'a', same);
+      const next = await sync(feed, new Map(), cursor);
+      await t.putArticle(feed.projectId, 'a', same);
+      assert.deepEqual((await readChanges(feed, { since: next })).changes, []);
+    });
+
+    test('a delete names the slug the article was last served under', async () => {
+      await put('a', { slug: 'served-slug', published: true });
+      const cursor = await sync(feed, new Map());
+      await admin('POST', 'a/unpublish');
+      await put('a', { slug: 'renamed-while-unpublished' });
+      await admin('DELETE', 'a');
+      assert.deepEqual((await readChanges(feed, { since: cursor })).changes, [
+        { type: 'delete', id: 'a', slug: 'served-slug' },
+      ]);
+    });
+
+    test('unpublish then republish, delete then create again: one change each, the latest', async () => {
+      await put('a', { slug: 'a', published: true });
+      await put('b', { slug: 'b', published: true });
+      const replica: Replica = new Map();
+      const cursor = await sync(feed, replica);
+      await admin('POST', 'a/unpublish');
+      await admin('POST', 'a/publish');
+      await admin('DELETE', 'b');
+      await put('b', { slug: 'b-again', published: false });
+      let page = await readChanges(feed, { since: cursor });
+      assert.deepEqual(
+        page.changes.map((change) => change.type),
+        ['upsert', 'delete'],
+      );
+      await admin('POST', 'b/publish');
+      page = await readChanges(feed, { since: cursor });
+      assert.deepEqual(
+        page.changes.map((change) => (change.type === 'upsert' ? change.article.slug : change.slug)),
+        ['a', 'b-again'],
+      );
+      await sync(feed, replica, cursor);
+      await assertReplicaEqual(feed, replica);
+    });
+
+    test('a first sync leaves out deletes of what was gone before it began', async () => {
+      await put('gone', { published: true });
+      await admin('DELETE', 'gone');
+      await put('hidden', { published: true });
+      await admin('POST', 'hidden/unpublish');
+      await put('kept', { published: true });
+      const first = await readChanges(feed, {});
+      assert.deepEqual(
+        first.changes.map((change) => change.type),
+        ['upsert'],
+      );
+      // A delete during a first sync still reaches it.
+      await put('late', { published: true });
+      const replica: Replica = new Map();
+      const page = await readChanges(feed, { limit: 1 });
+      replica.set('kept', (page.changes[0] as Extract<Change, { type: 'upsert' }>).article);
+      await admin('DELETE', 'kept');
+      await sync(feed, replica, page.cursor, 1);
+      await assertReplicaEqual(feed, replica);
+    });
+
+    test('a change to the site settings upserts every published article with its new links', async () => {
+      await put('a', { slug: 'a', published: true });
+      await put('b', { slug: 'b', published: false });
+      const replica: Replica = new Map();
+      const cursor = await sync(feed, replica);
+      const patched = await t.admin('PATCH', `/admin/v1/projects/${feed.projectId}`, {
+        articlesPath: '/news',
+      });
+      assert.equal(patched.statusCode, 200);
+      const page = await readChanges(feed, { since: cursor });
+      assert.equal(page.changes.length, 1);
+      await sync(feed, replica, cursor);
+      assert.equal(replica.get('a')!.seo.canonicalPath, '/news/a');
+      await assertReplicaEqual(feed, replica);
+    });
+
+    test('limit: whole numbers from 1, larger capped to 100; anything else is 400', async () => {
+      for (let i = 0; i < 102; i++) await put(`a${String(i).padStart(3, '0')}`, { published: true });
+      assert.equal((await readChanges(feed, {})).changes.length, 100);
+      assert.equal((await readChanges(feed, { limit: 500 })).changes.length, 100);
+      assert.equal((await readChanges(feed, { limit: 1 })).changes.length, 1);
+      for (const limit of ['abc', '0', '-1', '1.5', '']) {
+        const response = await t.deliver(feed.key, changesUrl(feed.projectId, `?limit=${limit}`));
+        assert.equal(response.statusCode, 400, limit);
+        assert.equal(response.json().error.code, 'invalid_query', limit);
+      }
+    });
+
+    test('a malformed since is 400 invalid_query', async () => {
+      const cursor = await sync(feed, new Map());
+      const forged = Buffer.from('c1.1.0.x.1').toString('base64url');
+      for (const since of ['garbage', '!!', forged, `${cursor}x`, '']) {
+        const response = await t.deliver(feed.key, changesUrl(feed.projectId, `?since=${since}`));
+        assert.equal(response.statusCode, 400, since);
+        assert.equal(response.json().error.code, 'invalid_query', since);
+      }
+    });
+
+    test('a key of another project is 403', async () => {
+      const other = await t.createProject({ name: 'Other' });
+      const response = await t.deliver(feed.key, changesUrl(other.id));
+      assert.equal(response.statusCode, 403);
+      assert.equal(response.json().error.code, 'forbidden');
+    });
+
+    test('a cursor older than the retention is 410 cursor_expired, even if nothing was pruned', async () => {
+      await put('a', { published: true });
+      const cursor = await sync(feed, new Map());
+      // Asked for once, so the answer is cached: the cache must not hide the expiry.
+      await readChanges(feed, { since: cursor });
+      t.clock.advance(RETENTION - DAY);
+      assert.equal(
+        (await t.deliver(feed.key, changesUrl(feed.projectId, `?since=${cursor}`))).statusCode,
+        200,
+      );
+      t.clock.advance(DAY + 1);
+      const response = await t.deliver(feed.key, changesUrl(feed.projectId, `?since=${cursor}`));
+      assert.equal(response.statusCode, 410);
+      assert.equal(response.json().error.code, 'cursor_expired');
+      assert.equal(response.json().success, false);
+      // A cursor from a sync made now is good again.
+      await sync(feed, new Map());
+    });
+
+    test('a cursor handed back unchanged ages only within one polling bucket', async () => {
+      await put('a', { published: true });
+      let cursor = await sync(feed, new Map());
+      // Polled every ten days for 90 days with nothing changed: never expires.
+      for (let day = 0; day < 90; day += 10) {
+        t.clock.advance(10 * DAY);
+        cursor = (await readChanges(feed, { since: cursor })).cursor;
+      }
+    });
+
+    test('history older than the retention is pruned; newer is kept', async () => {
+      await put('old', { published: true });
+      await put('new', { published: true });
+      await admin('DELETE', 'old');
+      t.clock.advance(RETENTION - DAY);
+      await admin('DELETE', 'new');
+      t.clock.advance(DAY + 1);
+      const pruned = await pruneChangeHistory({ db: t.db, now: t.clock.now }, RETENTION);
+      assert.equal(pruned, 1);
+      const left = await t.db.selectFrom('article_tombstones').select(['id', 'slug']).execute();
+      assert.deepEqual(
+        left.map((row) => row.id),
+        ['new'],
+      );
+    });
+
+    test('an incremental sync with nothing changed is served from the response cache', async () => {
+      await put('a', { published: true });
+      const cursor = await sync(feed, new Map());
+      const url = changesUrl(feed.projectId, `?since=${cursor}`);
+      const first = await t.deliver(feed.key, url);
+      const again = await t.deliver(feed.key, url);
+      assert.equal(again.headers.etag, first.headers.etag);
+      const cached = (t.app as unknown as { responseCacheUse: () => { entries: number } }).responseCacheUse();
+      assert.ok(cached.entries >= 1);
+      // A change is seen at once: the write moved the content version on.
+      await put('b', { published: true });
+      const page = (await t.deliver(feed.key, url)).json().data;
+      assert.equal(page.changes.length, 1);
+    });
+
+    test('random edits interleaved with syncs always leave the replica equal to the published set', async () => {
+      const op = fc.oneof(
+        fc.record({
+          kind: fc.constant('put' as const),
+          id: fc.integer({ min: 0, max: 4 }),
+          slug: fc.integer({ min: 0, max: 5 }),
+          title: fc.constantFrom('One', 'Two'),
+          published: fc.option(fc.boolean(), { nil: undefined }),
+        }),
+        fc.record({
+          kind: fc.constantFrom('publish' as const, 'unpublish' as const, 'delete' as const),
+          id: fc.integer({ min: 0, max: 4 }),
+        }),
+        fc.record({ kind: fc.constant('sync' as const), limit: fc.integer({ min: 1, max: 3 }) }),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
+          const projectId = (await t.createProject({ name: 'Property' })).id;
+          const run: Feed = { t, projectId, key: await t.createKey(projectId) };
+          const replica: Replica = new Map();
+          let cursor: string | undefined;
+          for (const step of ops) {
+            const path = `/admin/v1/projects/${projectId}/articles/a${'id' in step ? step.id : ''}`;
+            if (step.kind === 'put') {
+              const body = {
+                slug: `s${step.slug}`,
+                title: step.title,
+                blocks: [],
+                published: step.published,
+              };
+              const response = await t.admin('PUT', path, body);
+              assert.ok([200, 201, 409].includes(response.statusCode), response.body);
+            } else if (step.kind === 'delete') {
+              await t.admin('DELETE', path);
+            } else if (step.kind === 'sync') {
+              cursor = await sync(run, replica, cursor, step.limit);
+            } else {
+              await t.admin('POST', `${path}/${step.kind}`);
+            }
+            t.clock.advance(1000);
+          }
+          await sync(run, replica, cursor, 2);
+          await assertReplicaEqual(run, replica, JSON.stringify(ops));
+        }),
+        { numRuns: 25 },
+      );
+    });
+
+    test('concurrent writers while a reader keeps syncing: the replica ends equal', async () => {
+      const replica: Replica = new Map();
+      let cursor: string | undefined;
+      let writing = true;
+      const reader = (async () => {
+        while (writing) {
+          cursor = await sync(feed, replica, cursor, 3);
+          // Let the writers' I/O in: a cached answer resolves without waiting on any.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      for (let round = 0; round < 6; round++) {
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, i) => {
+            const id = `a${i}`;
+            const slug = `s${i}-${round % 2}`;
+            const response = await t.admin('PUT', `/admin/v1/projects/${feed.projectId}/articles/${id}`, {
+              slug,
+              title: `Round ${round}`,
+              blocks: [],
+              published: (i + round) % 3 !== 0,
+            });
+            assert.ok([200, 201].includes(response.statusCode), response.body);
+            if ((i + round) % 5 === 0)
+              await t.admin('DELETE', `/admin/v1/projects/${feed.projectId}/articles/${id}`);
+          }),
+        );
+      }
+      writing = false;
+      await reader;
+      await sync(feed, replica, cursor, 3);
+      await assertReplicaEqual(feed, replica);
+    });
+  });
+}

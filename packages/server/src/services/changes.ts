@@ -1,0 +1,177 @@
+import { DEFAULT_CHANGES_RETENTION_MS } from '../config.ts';
+import type { ProjectRow } from '../db/tables.ts';
+import { AppError } from '../errors.ts';
+import * as articles from '../store/articles.ts';
+import { type ChangeRow, listChangesAfter, pruneTombstones } from '../store/changes.ts';
+import { servedJsonOf } from './article-view.ts';
+import type { ServiceDeps } from './deps.ts';
+
+/**
+ * The changes feed (contract, Part 2). Every write a content key can see takes the project's
+ * next change number under the project's write lock, so numbers follow commit order: a reader
+ * that sees number n committed has seen every number below it (`store/changes.ts`). A cursor
+ * is the last number a replica applied; the next page is what is numbered above it.
+ */
+
+// As in Part 1, a larger limit is capped.
+const MAX_LIMIT = 100;
+// A cursor's issue time is rounded down to this share of the retention (at most an hour): an
+// unchanged project hands back the very cursor it was asked with, so polling it is a cache hit.
+const BUCKETS_PER_RETENTION = 16;
+const MAX_BUCKET_MS = 3_600_000;
+
+export interface Cursor {
+  /** Every change numbered this or lower is in the replica. */
+  seq: number;
+  /** During a first sync: the project's last number when it began. No replica held what the
+   * deletes numbered up to it remove, so they are left out. 0 afterwards. */
+  skipDeletesUpTo: number;
+  /** When the sync this cursor continues began, rounded down to `bucketMs`; its age decides 410. */
+  issuedAt: number;
+  bucketMs: number;
+}
+
+export interface ChangesQuery {
+  since?: string | undefined;
+  limit: number;
+}
+
+/** The rounding of issue times for a retention. */
+export function cursorBucketMs(retentionMs: number): number {
+  return Math.max(1, Math.min(MAX_BUCKET_MS, Math.floor(retentionMs / BUCKETS_PER_RETENTION)));
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  const text = `c1.${cursor.seq}.${cursor.skipDeletesUpTo}.${cursor.issuedAt}.${cursor.bucketMs}`;
+  return Buffer.from(text).toString('base64url');
+}
+
+/** The cursor `text` stands for; undefined when it is not one this feed issued. */
+export function decodeCursor(text: string): Cursor | undefined {
+  if (!/^[A-Za-z0-9_-]{1,120}$/.test(text)) return undefined;
+  const match = /^c1\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.(\d{1,10})$/.exec(
+    Buffer.from(text, 'base64url').toString('latin1'),
+  );
+  if (!match) return undefined;
+  const [seq, skipDeletesUpTo, issuedAt, bucketMs] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (bucketMs < 1) return undefined;
+  return { seq, skipDeletesUpTo, issuedAt, bucketMs };
+}
+
+/**
+ * Until when a ready answer to `since` may be served again: within the bucket its cursor was
+ * issued in, a fresh answer would be the same bytes (the content version keys everything
+ * else). Without `since` the answer carries the current time: never cached.
+ */
+export function changesFreshUntil(since: string | undefined): number {
+  const cursor = since === undefined ? undefined : decodeCursor(since);
+  return cursor ? cursor.issuedAt + cursor.bucketMs : 0;
+}
+
+/** One page of the feed: the whole `{ success, data: { changes, cursor, hasMore } }` body. */
+export async function listChangesBody(
+  deps: ServiceDeps & { changesRetentionMs?: number | undefined },
+  project: ProjectRow,
+  query: ChangesQuery,
+): Promise<string> {
+  const retentionMs = deps.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS;
+  const now = deps.now();
+  const bucketMs = cursorBucketMs(retentionMs);
+  const current = now - (now % bucketMs);
+  const from = startingCursor(query.since, project, current, bucketMs);
+  if (now - from.issuedAt > retentionMs) {
+    throw new AppError('cursor_expired');
+  }
+  const limit = Math.min(query.limit, MAX_LIMIT);
+  const rows = await listChangesAfter(deps.db, project.id, {
+    after: from.seq,
+    skipDeletesUpTo: from.skipDeletesUpTo,
+    limit: limit + 1,
+  });
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1)?.seq ?? from.seq;
+  // Mid-sync, the cursor keeps the time the sync began: history older than the retention may
+  // be pruned, so a sync is complete only if it finishes within it.
+  const next: Cursor = hasMore
+    ? { ...from, seq: last }
+    : { seq: Math.max(last, from.skipDeletesUpTo), skipDeletesUpTo: 0, issuedAt: current, bucketMs };
+  const changes = (await Promise.all(page.map((row) => changeJson(deps, project, row)))).filter(
+    (json) => json !== undefined,
+  );
+  return `{"success":true,"data":{"changes":[${changes.join(',')}],"cursor":"${encodeCursor(next)}","hasMore":${hasMore}}}`;
+}
+
+function startingCursor(
+  since: string | undefined,
+  project: ProjectRow,
+  current: number,
+  bucketMs: number,
+): Cursor {
+  if (since === undefined) {
+    return { seq: 0, skipDeletesUpTo: Number(project.change_seq), issuedAt: current, bucketMs };
+  }
+  const cursor = decodeCursor(since);
+  if (!cursor) {
+    throw new AppError(
+      'invalid_query',
+      'The query string is not valid: since is not a cursor of this feed.',
+      [{ path: '/since', message: 'is not a cursor of this feed' }],
+    );
+  }
+  return cursor;
+}
+
+async function changeJson(
+  deps: ServiceDeps,
+  project: ProjectRow,
+  row: ChangeRow,
+): Promise<string | undefined> {
+  if (row.published !== 1) {
+    return `{"type":"delete","id":${JSON.stringify(row.id)},"slug":${JSON.stringify(row.slug)}}`;
+  }
+  // Rows stored before the served column have none until their next write.
+  let served = row.served;
+  if (served === null) {
+    const article = await articles.findArticle(deps.db, project.id, row.id);
+    // Deleted since the page was read: its tombstone comes on a later page.
+    if (!article) return undefined;
+    served = servedJsonOf(article, project);
+  }
+  return `{"type":"upsert","article":${served}}`;
+}
+
+// Tombstones deleted per statement while pruning.
+const PRUNE_BATCH = 500;
+
+/** Deletes the feed's history older than the retention, a small batch at a time; returns how much. */
+export async function pruneChangeHistory(deps: ServiceDeps, retentionMs: number): Promise<number> {
+  let pruned = 0;
+  for (;;) {
+    const count = await pruneTombstones(deps.db, deps.now() - retentionMs, PRUNE_BATCH);
+    pruned += count;
+    if (count < PRUNE_BATCH) return pruned;
+  }
+}
+
+/**
+ * Prunes the feed's history now and then, off the request path: every quarter of the retention,
+ * at most every ten minutes. Writers never wait for it beyond one small batch.
+ */
+export function startChangeHistoryPruner(
+  deps: ServiceDeps,
+  retentionMs: number,
+  onError: (error: unknown) => void,
+): { stop(): void } {
+  const every = Math.min(Math.max(retentionMs / 4, 1000), 600_000);
+  const timer = setInterval(() => {
+    pruneChangeHistory(deps, retentionMs).catch(onError);
+  }, every);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

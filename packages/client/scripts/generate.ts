@@ -10,6 +10,10 @@ import {
   ArticleSchema,
   BLOCK_SCHEMAS,
   BLOCK_TYPES,
+  ChangeDeleteSchema,
+  ChangeSchema,
+  ChangesPageSchema,
+  ChangeUpsertSchema,
   ErrorBodySchema,
   FaqItemSchema,
   PaginationSchema,
@@ -60,6 +64,22 @@ const declarations: Declaration[] = [
   { name: 'Pagination', doc: 'The pagination object of a list answer.', schema: PaginationSchema },
   { name: 'SitemapEntry', doc: 'One sitemap entry.', schema: SitemapEntrySchema },
   { name: 'ErrorBody', doc: 'Every error answer of the API.', schema: ErrorBodySchema },
+  {
+    name: 'ChangeUpsert',
+    doc: 'A change that stores `article` in the replica, replacing any with its `id`.',
+    schema: ChangeUpsertSchema,
+  },
+  {
+    name: 'ChangeDelete',
+    doc: 'A change that removes the article `id` from the replica: unpublished or deleted.',
+    schema: ChangeDeleteSchema,
+  },
+  {
+    name: 'Change',
+    doc: 'One entry of the changes feed: an article to store by `id`, or one to remove by `id`.',
+    schema: ChangeSchema,
+  },
+  { name: 'ChangesPage', doc: 'One answer of the changes feed.', schema: ChangesPageSchema },
 ];
 
 // The response schema passes served blocks through unchecked (`{ type: 'object' }` items), but

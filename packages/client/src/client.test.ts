@@ -143,6 +143,56 @@ describe('createClient requests', () => {
   });
 });
 
+describe('createClient sync', () => {
+  const upsert = (id: string) => ({ type: 'upsert', article: { ...item(id), id } });
+  const changes = (list: unknown[], cursor: string, hasMore = false) =>
+    json({ success: true, data: { changes: list, cursor, hasMore } });
+
+  it('follows hasMore from the cursor given and returns every change with the last cursor', async () => {
+    const { folio, calls } = client([
+      changes([upsert('a')], 'c2', true),
+      changes([{ type: 'delete', id: 'b', slug: 'b' }], 'c3'),
+    ]);
+    const result = await folio.sync({ cursor: 'c1', limit: 1 });
+    assert.deepEqual(result, {
+      changes: [upsert('a'), { type: 'delete', id: 'b', slug: 'b' }],
+      cursor: 'c3',
+      reset: false,
+    });
+    assert.deepEqual(
+      calls.map((call) => call.url),
+      [`${ROOT}/changes?since=c1&limit=1`, `${ROOT}/changes?since=c2&limit=1`],
+    );
+  });
+
+  it('starts over without a cursor on 410 cursor_expired, and says so', async () => {
+    const { folio, calls } = client([
+      json(errorBody('cursor_expired', 'Too old'), 410),
+      changes([upsert('a')], 'fresh'),
+    ]);
+    assert.deepEqual(await folio.sync({ cursor: 'old' }), {
+      changes: [upsert('a')],
+      cursor: 'fresh',
+      reset: true,
+    });
+    assert.deepEqual(
+      calls.map((call) => call.url),
+      [`${ROOT}/changes?since=old`, `${ROOT}/changes`],
+    );
+  });
+
+  it('throws other errors, and a 410 without a cursor', async () => {
+    const { folio } = client([
+      json(errorBody('invalid_query', 'Bad cursor'), 400),
+      json(errorBody('cursor_expired', 'Too old'), 410),
+      json({ success: true, data: { changes: [] } }),
+    ]);
+    await assert.rejects(folio.sync({ cursor: 'x' }), { status: 400, code: 'invalid_query' });
+    await assert.rejects(folio.sync(), { status: 410, code: 'cursor_expired' });
+    await assert.rejects(folio.sync(), { code: 'invalid_response' });
+  });
+});
+
 describe('createClient errors', () => {
   it('throws a FolioError with status, code, message and details, without retrying a 4xx', async () => {
     const details = [{ path: '/page', message: 'must be >= 1' }];

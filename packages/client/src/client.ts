@@ -1,5 +1,12 @@
 import { errorFromResponse, FolioError } from './folio-error.ts';
-import type { Article, ArticleListItem, Pagination, SitemapEntry } from './generated/schema.ts';
+import type {
+  Article,
+  ArticleListItem,
+  Change,
+  ChangesPage,
+  Pagination,
+  SitemapEntry,
+} from './generated/schema.ts';
 import { getJson, type RequestSettings } from './request.ts';
 import { sleep } from './retry.ts';
 
@@ -49,6 +56,27 @@ export interface ArticlePage {
   pagination: Pagination;
 }
 
+/** Options of `sync`. */
+export interface SyncOptions extends RequestOptions {
+  /** The cursor the last sync returned; omit for a first sync of everything published. */
+  cursor?: string | undefined;
+  /** Changes per request, at most 100. Default 100. */
+  limit?: number;
+}
+
+/** What a sync brings: apply `changes` in order (upsert by `id`, delete by `id`), keep `cursor`. */
+export interface SyncResult {
+  changes: Change[];
+  /** Pass it to the next `sync`. */
+  cursor: string;
+  /**
+   * True when the cursor was older than the server's retained history (410 `cursor_expired`)
+   * and the sync started over: `changes` is then the whole published set, so clear the replica
+   * before applying them.
+   */
+  reset: boolean;
+}
+
 /** A client of one project's delivery API. */
 export interface FolioClient {
   /** One page of published articles. */
@@ -59,6 +87,20 @@ export interface FolioClient {
   getArticle(slug: string, options?: RequestOptions): Promise<Article | null>;
   /** One entry per published article: its URL and last modification. */
   getSitemap(options?: RequestOptions): Promise<SitemapEntry[]>;
+  /**
+   * What changed since `cursor` (everything published without one), following `hasMore` to the
+   * end. A cursor older than the server's retention (410) starts over without it: `reset` is
+   * then true and `changes` is the whole published set.
+   * @example
+   * const { changes, cursor, reset } = await folio.sync({ cursor: saved });
+   * if (reset) replica.clear();
+   * for (const change of changes) {
+   *   if (change.type === 'upsert') replica.set(change.article.id, change.article);
+   *   else replica.delete(change.id);
+   * }
+   * saved = cursor;
+   */
+  sync(options?: SyncOptions): Promise<SyncResult>;
 }
 
 const BROWSER_ERROR =
@@ -106,6 +148,7 @@ const isPagination = (value: unknown): value is Pagination =>
  * const folio = createClient({ baseUrl: process.env.FOLIO_URL, projectId, contentKey });
  * const article = await folio.getArticle('hello-world'); // null when not found
  * for await (const item of folio.articles()) console.log(item.slug);
+ * const { changes, cursor, reset } = await folio.sync({ cursor: lastCursor });
  */
 export function createClient(options: ClientOptions): FolioClient {
   // Contract rule 5. Either global is taken as a browser: a page, a worker shim or a DOM test
@@ -170,5 +213,48 @@ export function createClient(options: ClientOptions): FolioClient {
     return successData<SitemapEntry[]>(status, body, Array.isArray);
   }
 
-  return { listArticles, articles, getArticle, getSitemap };
+  async function changesPage(since: string | undefined, limit: number | undefined, signal?: AbortSignal) {
+    const query = new URLSearchParams();
+    if (since !== undefined) query.set('since', since);
+    if (limit !== undefined) query.set('limit', String(limit));
+    const { status, body } = await getJson(
+      `${root}/changes${query.size ? `?${query}` : ''}`,
+      settings,
+      signal,
+    );
+    if (status < 200 || status > 299) throw errorFromResponse(status, body);
+    return successData<ChangesPage>(status, body, isChangesPage);
+  }
+
+  async function sync({ cursor, limit, signal }: SyncOptions = {}): Promise<SyncResult> {
+    const changes: Change[] = [];
+    let since = cursor;
+    let reset = false;
+    for (;;) {
+      let page: ChangesPage;
+      try {
+        page = await changesPage(since, limit, signal);
+      } catch (error) {
+        // The history behind the cursor is gone: start over from the whole published set.
+        if (!(error instanceof FolioError && error.status === 410) || since === undefined || reset)
+          throw error;
+        changes.length = 0;
+        since = undefined;
+        reset = true;
+        continue;
+      }
+      changes.push(...page.changes);
+      since = page.cursor;
+      // An empty page that claims more would loop forever; stop rather than trust it.
+      if (!page.hasMore || page.changes.length === 0) return { changes, cursor: page.cursor, reset };
+    }
+  }
+
+  return { listArticles, articles, getArticle, getSitemap, sync };
 }
+
+const isChangesPage = (value: unknown): value is ChangesPage =>
+  isObject(value) &&
+  Array.isArray(value.changes) &&
+  typeof value.cursor === 'string' &&
+  typeof value.hasMore === 'boolean';

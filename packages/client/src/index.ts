@@ -11,6 +11,8 @@ export type {
   FolioClient,
   ListArticlesOptions,
   RequestOptions,
+  SyncOptions,
+  SyncResult,
 } from './client.ts';
 export { createClient } from './client.ts';
 export type { BlockComponent, BlockOf } from './default-components.ts';
@@ -22,6 +24,8 @@ export type {
   ArticleListItem,
   Block,
   BlockType,
+  Change,
+  ChangesPage,
   Pagination,
   RelatedLink,
   Seo,

@@ -232,3 +232,29 @@ export type ErrorBody = {
     }[];
   };
 };
+
+/** A change that stores `article` in the replica, replacing any with its `id`. */
+export type ChangeUpsert = {
+  type: 'upsert';
+  article: ArticleListItem;
+};
+
+/** A change that removes the article `id` from the replica: unpublished or deleted. */
+export type ChangeDelete = {
+  type: 'delete';
+  id: string;
+  /** The slug it was last served under */
+  slug: string;
+};
+
+/** One entry of the changes feed: an article to store by `id`, or one to remove by `id`. */
+export type Change = ChangeUpsert | ChangeDelete;
+
+/** One answer of the changes feed. */
+export type ChangesPage = {
+  changes: Change[];
+  /** Opaque: pass it as `since` to get what changed after this answer */
+  cursor: string;
+  /** Call again at once with `cursor`: more changes are waiting */
+  hasMore: boolean;
+};

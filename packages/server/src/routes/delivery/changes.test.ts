@@ -297,6 +297,30 @@ for (const dialect of DIALECTS) {
       assert.equal(page.changes.length, 1);
     });
 
+    test('the fast path answers a repeated incremental sync over a socket', async () => {
+      // The fast path reads the real clock: start the test's clock there too.
+      const live = await createTestApp(dialect, { clockStart: Date.now() });
+      try {
+        const projectId = (await live.createProject()).id;
+        const key = await live.createKey(projectId);
+        await live.putArticle(projectId, 'a', newArticle({ published: true }));
+        const cursor = await sync({ t: live, projectId, key }, new Map());
+        const get = () =>
+          live.fetch(changesUrl(projectId, `?since=${cursor}`), {
+            headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'identity' },
+          });
+        assert.equal((await get()).status, 200);
+        const hits = (live.app as unknown as { fastPathHits: () => number }).fastPathHits;
+        const before = hits();
+        const again = await get();
+        assert.equal(again.status, 200);
+        assert.equal((await again.json()).data.cursor, cursor);
+        assert.equal(hits() - before, 1);
+      } finally {
+        await live.close();
+      }
+    });
+
     test('random edits interleaved with syncs always leave the replica equal to the published set', async () => {
       const op = fc.oneof(
         fc.record({

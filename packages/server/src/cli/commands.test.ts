@@ -37,6 +37,7 @@ for (const dialect of DIALECTS) {
         '0005-covering-published-order',
         '0006-change-feed',
         '0007-served-lz4',
+        '0008-changes-feed',
       ]);
       assert.equal(first.json().database, dialect);
       const again = await folio('migrate');

@@ -7,6 +7,11 @@ import v8 from 'node:v8';
  * `bare-server.ts <responses file> <port>`, where the file is a v8-serialized
  * `CapturedResponse[]` taken from Folio. Answers 304 when `If-None-Match` is the ETag, with the
  * headers a 304 must repeat (RFC 9110 15.4.5: ETag, Cache-Control, Vary), as Folio does.
+ *
+ * Like Folio's fast path, it answers the requests that arrived in one turn of the event loop
+ * together, in the check phase (`setImmediate`). Answering each as it is parsed cost node:http
+ * 28–31 µs of CPU per 4.4 KB answer against 18 µs batched (wrk, 32 connections, 2026-11-24): a
+ * server answering inline is no limit for one that batches, and Folio ran at 1.1–1.3 of it.
  */
 
 /** One response captured from Folio, answered again byte for byte. */
@@ -31,7 +36,13 @@ if (import.meta.main) {
       },
     ]),
   );
-  const server = http.createServer((request, response) => {
+  let waiting: Array<[http.IncomingMessage, http.ServerResponse]> = [];
+  const answerWaiting = () => {
+    const batch = waiting;
+    waiting = [];
+    for (const [request, response] of batch) answer(request, response);
+  };
+  const answer = (request: http.IncomingMessage, response: http.ServerResponse) => {
     const found = byPath.get(request.url!);
     if (!found) {
       response.writeHead(404).end();
@@ -44,6 +55,9 @@ if (import.meta.main) {
     }
     response.writeHead(found.status, found.headers);
     response.end(found.body);
+  };
+  const server = http.createServer((request, response) => {
+    if (waiting.push([request, response]) === 1) setImmediate(answerWaiting);
   });
   server.keepAliveTimeout = 60_000;
   server.listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));

@@ -7,10 +7,10 @@ import type { ChangeWatch } from '../services/change-watch.ts';
 import type { KeyCheck, KeyChecks } from '../services/key-checks.ts';
 import { readBearerToken } from './bearer.ts';
 import { DELIVERY_CACHE_CONTROL } from './caching.ts';
-import { MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.ts';
+import { type Encoding, MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.ts';
 import { heldTag } from './etag.ts';
 import { memoize } from './memoize.ts';
-import type { Admitted, FastAccounting } from './request-accounting.ts';
+import { type Admitted, type FastAccounting, NO_FIELDS } from './request-accounting.ts';
 import { type CachedBody, deliveryCacheKey, type ResponseCache } from './response-cache.ts';
 
 /** Who may read a route: the kinds of credential it accepts. */
@@ -137,7 +137,10 @@ export function createFastPath(options: {
             toFullPath();
             return;
           }
-          response.writeHead(prepared.status, { ...prepared.headers, ...fields });
+          response.writeHead(
+            prepared.status,
+            fields === NO_FIELDS ? prepared.headers : { ...prepared.headers, ...fields },
+          );
           response.end(request.method === 'HEAD' ? undefined : prepared.body);
           hits++;
           options.accounting.answered(found.route.route.url, request.method!, prepared.status, startedAt);
@@ -157,10 +160,33 @@ interface Prepared {
   body: Buffer | undefined;
 }
 
+// An entry's answers, made once each: a hit then writes them without building headers anew.
+const preparedAnswers = new WeakMap<CachedBody, Map<string, Prepared>>();
+
 /** The answer `entry` makes to `request`; undefined when the full path must answer instead. */
 function prepare(request: IncomingMessage, entry: CachedBody): Prepared | undefined {
   // A tag that is not current gets the whole answer, as on the full path.
   const matched = heldTag(entry.tags, request.headers['if-none-match']);
+  const which = matched ?? negotiateEncoding(request.headers['accept-encoding']);
+  let answers = preparedAnswers.get(entry);
+  const known = answers?.get(which);
+  if (known) return known;
+  const made = makeAnswer(entry, matched, which as Encoding);
+  if (made) {
+    if (!answers) {
+      answers = new Map();
+      preparedAnswers.set(entry, answers);
+    }
+    answers.set(which, made);
+  }
+  return made;
+}
+
+function makeAnswer(
+  entry: CachedBody,
+  matched: string | undefined,
+  encoding: Encoding,
+): Prepared | undefined {
   if (matched) {
     // What the 200 would have sent, but for its BODY_HEADERS and length (RFC 9110 15.4.5).
     return {
@@ -169,7 +195,6 @@ function prepare(request: IncomingMessage, entry: CachedBody): Prepared | undefi
       body: undefined,
     };
   }
-  const encoding = negotiateEncoding(request.headers['accept-encoding']);
   const bytes = encoding === 'identity' ? entry.body : entry.variants[encoding];
   // Small bodies are never compressed; a variant not made yet is made on the full path.
   if (!bytes && entry.body.length >= MIN_COMPRESS_BYTES) return undefined;

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
 /** What a webhook attempt came to, as `folio_webhook_deliveries_total` counts it. */
 export type WebhookOutcome = 'succeeded' | 'failed' | 'retried';
@@ -49,28 +49,44 @@ const DURATION_BUCKETS = [
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
+  // Every answer passes `answered`, fast answers included: it only adds to plain numbers, and
+  // prom-client reads them when /metrics is scraped. Its own counters and histograms hash their
+  // label objects and allocate on every call, which showed as a share of every cached answer's
+  // CPU (BENCHMARKS.md, "Delivery").
+  const routes = new Map<string, RouteSeries>();
+  const counts = { hits: 0, misses: 0 };
+  new Counter({
     name: 'folio_http_requests_total',
     help: 'HTTP requests answered, by route template, method and status code',
     labelNames: ['route', 'method', 'status'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const [route, series] of routes) {
+        for (const [status, methods] of series.answers) {
+          for (const [method, count] of methods) this.inc({ route, method, status: String(status) }, count);
+        }
+      }
+    },
   });
-  const durations = new Histogram({
-    name: 'folio_http_request_duration_seconds',
-    help: 'Time from a request arriving to its answer, by route template',
-    labelNames: ['route'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
-  const hits = new Counter({
+  registry.registerMetric(durationHistogram(routes));
+  new Counter({
     name: 'folio_response_cache_hits_total',
     help: 'Delivery answers served from the response cache, fast answers included',
     registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(counts.hits);
+    },
   });
-  const misses = new Counter({
+  new Counter({
     name: 'folio_response_cache_misses_total',
     help: 'Delivery answers built because the response cache did not hold them',
     registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(counts.misses);
+    },
   });
   const webhooks = new Counter({
     name: 'folio_webhook_deliveries_total',
@@ -96,9 +112,6 @@ export function createMetrics(): Metrics {
     },
   });
 
-  // A request's series are found by a short string rather than prom-client hashing label
-  // objects on every answer: every fast answer passes here.
-  const series = new Map<string, { count: { inc(): void }; time: { observe(value: number): void } }>();
   const totals: MetricTotals = {
     requests: 0,
     errors: 0,
@@ -109,23 +122,36 @@ export function createMetrics(): Metrics {
 
   return {
     answered(route, method, status, seconds) {
-      const id = `${status} ${method} ${route}`;
-      let found = series.get(id);
-      if (!found) {
-        found = { count: requests.labels(route, method, String(status)), time: durations.labels(route) };
-        series.set(id, found);
+      let series = routes.get(route);
+      if (!series) {
+        series = {
+          answers: new Map(),
+          buckets: new Array(DURATION_BUCKETS.length).fill(0),
+          sum: 0,
+          count: 0,
+        };
+        routes.set(route, series);
       }
-      found.count.inc();
-      found.time.observe(seconds);
+      let methods = series.answers.get(status);
+      if (!methods) {
+        methods = new Map();
+        series.answers.set(status, methods);
+      }
+      methods.set(method, (methods.get(method) ?? 0) + 1);
+      let bucket = 0;
+      while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
+      if (bucket < DURATION_BUCKETS.length) series.buckets[bucket]!++;
+      series.sum += seconds;
+      series.count++;
       totals.requests++;
       if (status >= 400) totals.errors++;
     },
     cacheHit() {
-      hits.inc();
+      counts.hits++;
       totals.cacheHits++;
     },
     cacheMiss() {
-      misses.inc();
+      counts.misses++;
       totals.cacheMisses++;
     },
     webhookAttempt(status) {
@@ -140,4 +166,37 @@ export function createMetrics(): Metrics {
     contentType: registry.contentType,
     totals: () => structuredClone(totals),
   };
+}
+
+/** One route template's answers: counts by status and method, and the duration histogram. */
+interface RouteSeries {
+  answers: Map<number, Map<string, number>>;
+  /** Answers per bucket (not cumulative); those past the last bound count only in `count`. */
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+/**
+ * `folio_http_request_duration_seconds` as prom-client's registry renders a histogram (cumulative
+ * `_bucket` lines with `le`, then `_sum` and `_count`), from the plain numbers `answered` keeps.
+ */
+function durationHistogram(routes: Map<string, RouteSeries>) {
+  const name = 'folio_http_request_duration_seconds';
+  const help = 'Time from a request arriving to its answer, by route template';
+  const get = async () => {
+    const values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> = [];
+    for (const [route, series] of routes) {
+      let cumulative = 0;
+      DURATION_BUCKETS.forEach((bound, i) => {
+        cumulative += series.buckets[i]!;
+        values.push({ metricName: `${name}_bucket`, labels: { le: bound, route }, value: cumulative });
+      });
+      values.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', route }, value: series.count });
+      values.push({ metricName: `${name}_sum`, labels: { route }, value: series.sum });
+      values.push({ metricName: `${name}_count`, labels: { route }, value: series.count });
+    }
+    return { name, help, type: 'histogram' as const, values, aggregator: 'sum' as const };
+  };
+  return { name, help, type: 'histogram', get } as unknown as Parameters<Registry['registerMetric']>[0];
 }

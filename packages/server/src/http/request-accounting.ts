@@ -44,7 +44,8 @@ export interface FastAccounting {
 /** Header fields a fast answer carries for the rate limits, if any. */
 export type Admitted = Record<string, string>;
 
-const NO_FIELDS: Admitted = Object.freeze({});
+/** No fields to add: what a fast answer gets when no per-credential budget is set. */
+export const NO_FIELDS: Admitted = Object.freeze({});
 
 export function createRequestAccounting(options: {
   metrics: Metrics;

@@ -40,6 +40,8 @@ declare module 'fastify' {
     fastPathHits(): number;
     /** What the response cache holds: accounted bytes and entries. */
     responseCacheUse(): { bytes: number; entries: number };
+    /** Compiles what refusing a body needs, once the routes are ready (see `http/validation.ts`). */
+    warmValidators(): void;
   }
 }
 
@@ -132,7 +134,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => pruner.stop());
   app.decorate('fastPathHits', () => fastPath?.hits ?? 0);
   app.decorate('responseCacheUse', () => ({ bytes: cache.bytes, entries: cache.entries }));
-  app.setValidatorCompiler(createValidatorCompiler([blocksSchema]));
+  const validatorCompiler = createValidatorCompiler([blocksSchema]);
+  app.setValidatorCompiler(validatorCompiler);
+  app.decorate('warmValidators', validatorCompiler.warm);
   installJsonBodyParser(app);
   installErrorHandling(app);
   installConditionalGets(app);

@@ -45,6 +45,8 @@ export async function start(config: Config): Promise<void> {
       warn: (message) => logger.warn(message),
     }),
   });
+  await app.ready();
+  app.warmValidators();
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();
   printBanner(config, adminCredential.generatedToken, demo);

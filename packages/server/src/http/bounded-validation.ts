@@ -98,8 +98,24 @@ export function createBoundedChecker(
     return true;
   };
 
+  /** Compiles every part a refused body could need, so that no request pays for it. */
+  const warm = (node: unknown): void => {
+    all(node);
+    if (!isObject(node) || !splittable(node)) return;
+    own(node);
+    if (isObject(node.items)) warm(node.items);
+    if (isObject(node.properties)) for (const property of Object.values(node.properties)) warm(property);
+    for (const part of Array.isArray(node.allOf) ? node.allOf : []) warm(part);
+    if (isObject(node.if)) {
+      validators(node.if);
+      for (const branch of [node.then, node.else]) if (branch !== undefined) warm(branch);
+    }
+  };
+
   validators(schema);
   return {
+    /** Compiles the validators of every part now; otherwise the first refused body does. */
+    warm: () => warm(schema),
     /** True when `data` is valid; fail-fast, so a valid value pays one pass and nothing more. */
     isValid: (data: unknown): boolean => validators(schema).fast(data) as boolean,
     /** Feeds a refused value's errors to `sink` until it has enough. */

@@ -7,33 +7,45 @@ interface Node {
   /** True when `key` is a member name, which must be storable text itself. */
   named: boolean;
   parent: Node | undefined;
+  depth: number;
 }
 
 /**
+ * Deeper than any article, project or jsonLd needs; validation and serialization recurse, so a
+ * body nested deeper is refused here, where nothing does.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/**
  * The first string or member name in a parsed JSON value that the databases cannot keep as
- * sent, as a detail naming its JSON Pointer; undefined when there is none. U+0000: PostgreSQL
+ * sent, or the first value nested past `MAX_JSON_DEPTH`, as a detail naming its JSON Pointer;
+ * undefined when there is none. U+0000: PostgreSQL
  * text cannot hold it. A lone surrogate: UTF-8 cannot encode it, so the drivers would store
  * U+FFFD in its place (and `encodeURIComponent` throws on one). One pass in document order
  * without recursion, so a deeply nested body costs neither stack nor more than its size; the
  * pointer is only built for the value reported.
  */
 export function findUnstorableText(value: unknown): ErrorDetail | undefined {
-  const stack: Node[] = [{ value, key: undefined, named: false, parent: undefined }];
+  const stack: Node[] = [{ value, key: undefined, named: false, parent: undefined, depth: 0 }];
   for (let node = stack.pop(); node; node = stack.pop()) {
     const problem = (node.named && textProblem(node.key, 'has a name that ')) || textProblem(node.value);
     if (problem) return { path: pointerOf(node), message: problem };
     const current = node.value;
     if (typeof current !== 'object' || current === null) continue;
+    if (node.depth >= MAX_JSON_DEPTH) {
+      return { path: pointerOf(node), message: `is nested deeper than ${MAX_JSON_DEPTH} levels` };
+    }
+    const depth = node.depth + 1;
     // Pushed last to first, so the first member or item is looked at first.
     if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i--) {
-        stack.push({ value: current[i], key: String(i), named: false, parent: node });
+        stack.push({ value: current[i], key: String(i), named: false, parent: node, depth });
       }
     } else {
       const members = Object.entries(current);
       for (let i = members.length - 1; i >= 0; i--) {
         const [key, member] = members[i]!;
-        stack.push({ value: member, key, named: true, parent: node });
+        stack.push({ value: member, key, named: true, parent: node, depth });
       }
     }
   }

@@ -31,20 +31,26 @@ export function createValidatorCompiler(sharedSchemas: object[], options: Valida
   for (const schema of sharedSchemas) {
     for (const ajv of [failFast, thorough, coercing]) ajv.addSchema(schema);
   }
-  return ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) => {
+  const checkers: Array<ReturnType<typeof createBoundedChecker>> = [];
+  const compile = ({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) => {
     if (httpPart === 'body') {
       const inlined = inlineRefs(schema as object, sharedSchemas) ?? {
         root: schema as object,
         locations: new WeakMap(),
       };
-      return boundedValidator(
-        createBoundedChecker(schema as object, inlined, { failFast, thorough }),
-        options,
-      );
+      const checker = createBoundedChecker(schema as object, inlined, { failFast, thorough });
+      checkers.push(checker);
+      return boundedValidator(checker, options);
     }
     const validate = coercing.compile(schema as object);
     return httpPart === 'querystring' ? decimalIntegers(validate, schema) : validate;
   };
+  // A refused body's parts compile on first use, which held the event loop for the first hostile
+  // body a process met; a server warms them at start instead (tests, which build many apps, skip it).
+  const warm = () => {
+    for (const checker of checkers) checker.warm();
+  };
+  return Object.assign(compile, { warm });
 }
 
 /**

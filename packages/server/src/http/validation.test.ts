@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { INVALID_BLOCKS } from '../test/invalid-blocks.ts';
 import {
   createValidatorCompiler,
   describeValidationErrors,
@@ -43,17 +44,6 @@ const article = (blocks: unknown[], fields: Record<string, unknown> = {}) => ({
   ...fields,
 });
 
-/** Several kinds of invalid block, in turn: wrong type, missing field, bad enum, bad link, unknown field, nested. */
-const BAD_BLOCKS: Array<(i: number) => unknown> = [
-  (i) => ({ type: 'heading', level: '2', text: `h${i}` }),
-  (i) => ({ type: 'paragraph', id: `p${i}` }),
-  () => ({ type: 'callout', variant: 'loud', content: [{ text: 'x' }] }),
-  (i) => ({ type: 'paragraph', content: [{ text: 'x', href: `javascript:alert(${i})` }] }),
-  (i) => ({ type: 'code', code: 'x', colour: i }),
-  () => ({ type: 'list', ordered: true, items: [[{ text: 'a', bold: 'yes' }], [{ txt: 'b' }]] }),
-  (i) => ({ type: 'nope', n: i }),
-];
-
 /** As many items as fit in about 1 MiB of JSON. */
 function mebibyteOf(make: (i: number) => unknown): unknown[] {
   const items: unknown[] = [];
@@ -81,7 +71,7 @@ describe('body validation', () => {
       article([{ type: 'heading', level: 7, text: 'x' }]),
       { slug: 'a/b', title: '', blocks: [], extra: 1 },
       article([
-        ...BAD_BLOCKS.map((make, i) => make(i)),
+        ...INVALID_BLOCKS.map((make, i) => make(i)),
         { type: 'faq', items: [{ question: 1, answer: [{}] }] },
       ]),
       article([{ type: 'video', provider: 'vimeo', videoId: '!' }], {
@@ -121,10 +111,10 @@ describe('body validation', () => {
 
   const hostile: Record<string, unknown> = {
     '10,000 invalid blocks': article(
-      Array.from({ length: 10_000 }, (_, i) => BAD_BLOCKS[i % BAD_BLOCKS.length]!(i)),
+      Array.from({ length: 10_000 }, (_, i) => INVALID_BLOCKS[i % INVALID_BLOCKS.length]!(i)),
     ),
     '1 MiB of invalid blocks of every kind': article(
-      mebibyteOf((i) => BAD_BLOCKS[i % BAD_BLOCKS.length]!(i)),
+      mebibyteOf((i) => INVALID_BLOCKS[i % INVALID_BLOCKS.length]!(i)),
     ),
     'one FAQ block of 1 MiB of bad items': article([
       { type: 'faq', items: mebibyteOf(() => ({ question: 1, answer: [] })) },

@@ -8,6 +8,7 @@ import {
   type RowCounts,
 } from '../../test/assertions.ts';
 import { DIALECTS } from '../../test/databases.ts';
+import { INVALID_BLOCKS } from '../../test/invalid-blocks.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, paragraph, type TestApp } from '../../test/test-app.ts';
 
 const MIB = 1024 * 1024;
@@ -330,14 +331,7 @@ for (const dialect of DIALECTS) {
     });
 
     test('a 1 MiB body of invalid blocks of every kind answers 400 with capped details', async () => {
-      const kinds: Array<(i: number) => unknown> = [
-        (i) => ({ type: 'heading', level: '2', text: `h${i}` }),
-        (i) => ({ type: 'paragraph', id: `p${i}` }),
-        () => ({ type: 'callout', variant: 'loud', content: [{ text: 'x' }] }),
-        (i) => ({ type: 'paragraph', content: [{ text: 'x', href: `javascript:alert(${i})` }] }),
-        (i) => ({ type: 'code', code: 'x', colour: i }),
-        () => ({ type: 'list', ordered: true, items: [[{ text: 'a', bold: 'yes' }], [{ txt: 'b' }]] }),
-      ];
+      const kinds = INVALID_BLOCKS;
       const blocks: unknown[] = [];
       for (let i = 0, size = 0; size < MIB - 4096; i++) {
         blocks.push(kinds[i % kinds.length]!(i));

@@ -4,7 +4,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { blocksJsonSchema } from '@folio/schema';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_RESPONSE_CACHE_MB } from './config.ts';
+import {
+  DEFAULT_AUTH_FAILURE_BUDGET,
+  DEFAULT_CHANGES_RETENTION_MS,
+  DEFAULT_RESPONSE_CACHE_MB,
+} from './config.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { ChangeFeed, ChangeToken } from './db/change-feed.ts';
 import type { Database } from './db/tables.ts';
@@ -14,7 +18,7 @@ import { createFastPath, ROUTER_OPTIONS } from './http/fast-path.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createMetricsHistory } from './http/metrics-history.ts';
-import { createRateLimits, DEFAULT_AUTH_FAILURE_BUDGET, type RateLimits } from './http/rate-limits.ts';
+import { createRateLimits, type RateLimits } from './http/rate-limits.ts';
 import { createRequestAccounting } from './http/request-accounting.ts';
 import { createResponseCache } from './http/response-cache.ts';
 import { createValidatorCompiler } from './http/validation.ts';
@@ -46,7 +50,7 @@ declare module 'fastify' {
 }
 
 const BODY_LIMIT = 1024 * 1024;
-export const DEFAULT_RESPONSE_CACHE_BYTES = DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024;
+const DEFAULT_RESPONSE_CACHE_BYTES = DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024;
 
 export interface AppOptions {
   db: Kysely<Database>;
@@ -77,7 +81,10 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** The server's metrics, shared with its webhook dispatcher; a registry of its own if none. */
   metrics?: Metrics;
-  /** Rate-limit budgets; by default only failed authentications are limited, in this process. */
+  /**
+   * Rate-limit budgets, closed with the app; by default only failed authentications are
+   * limited, in this process.
+   */
   rateLimits?: RateLimits;
   /** FOLIO_CHANGES_RETENTION in milliseconds: how far back the changes feed can resume. */
   changesRetentionMs?: number;
@@ -131,6 +138,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const pruner = startChangeHistoryPruner(deps, changesRetentionMs, (error) =>
     app.log.warn({ err: error }, 'pruning the changes feed history failed; it is retried'),
   );
+  // The budgets' Redis connection, if any, goes with the app.
+  app.addHook('onClose', async () => limits.close());
   app.addHook('onClose', async () => pruner.stop());
   app.decorate('fastPathHits', () => fastPath?.hits ?? 0);
   app.decorate('responseCacheUse', () => ({ bytes: cache.bytes, entries: cache.entries }));

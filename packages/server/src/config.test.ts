@@ -42,6 +42,7 @@ describe('configuration', () => {
       ['FOLIO_RATE_LIMIT', '10/0s'],
       ['FOLIO_AUTH_FAILURE_LIMIT', 'off'],
       ['FOLIO_REDIS_URL', 'http://x'],
+      ['FOLIO_REDIS_URL', 'redis://[bad'],
     ] as const) {
       assert.throws(
         () => loadConfig({ [name]: value }),

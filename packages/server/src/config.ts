@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { SqliteSynchronous } from './db/sqlite.ts';
-import { type Budget, DEFAULT_AUTH_FAILURE_BUDGET } from './http/rate-limits.ts';
 
 /** Everything the server reads from its environment, parsed and checked. */
 export interface Config {
@@ -45,6 +44,15 @@ export class ConfigError extends Error {
     this.problems = problems;
   }
 }
+
+/** Requests allowed per window: `600/10s` is 600 requests in any 10-second window. */
+export interface Budget {
+  points: number;
+  seconds: number;
+}
+
+/** The contract's default for failed authentications per client address (`FOLIO_AUTH_FAILURE_LIMIT`). */
+export const DEFAULT_AUTH_FAILURE_BUDGET: Budget = { points: 30, seconds: 60 };
 
 type Env = Record<string, string | undefined>;
 
@@ -168,7 +176,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const redisUrl = read<string | undefined>(
     'FOLIO_REDIS_URL',
     undefined,
-    (raw) => (/^rediss?:\/\/\S+$/.test(raw.trim()) ? raw.trim() : undefined),
+    parseRedisUrl,
     'a redis:// or rediss:// URL',
   );
   const changesRetentionMs = read(
@@ -212,6 +220,15 @@ export function parseBudget(raw: string): Budget | undefined {
   const points = Number(match[1]);
   const seconds = Number(match[2]) * { s: 1, m: 60, h: 3600 }[match[3] as 's' | 'm' | 'h'];
   return points >= 1 && seconds >= 1 && Number.isSafeInteger(points) ? { points, seconds } : undefined;
+}
+
+function parseRedisUrl(raw: string): string | undefined {
+  try {
+    const url = new URL(raw.trim());
+    return url.protocol === 'redis:' || url.protocol === 'rediss:' ? raw.trim() : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseRateLimit(raw: string): Budget | 'off' | undefined {

@@ -26,7 +26,7 @@ export interface DatabaseOptions {
   dataDir: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
-  /** SQLite's `synchronous` (see `db/sqlite.ts`); `full` when left out. */
+  /** SQLite's `synchronous` (see `db/sqlite.ts`); `normal` when left out. */
   sqliteSynchronous?: SqliteSynchronous;
 }
 

@@ -5,12 +5,7 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from 'rate-limiter-flexible';
-
-/** Requests allowed per window: `600/10s` is 600 requests in any 10-second window. */
-export interface Budget {
-  points: number;
-  seconds: number;
-}
+import type { Budget } from '../config.ts';
 
 /** A request counted against a credential's budget: whether it may go on, and what to tell it. */
 export interface Spent {
@@ -49,9 +44,6 @@ export interface RateLimitOptions {
   warn?: (message: string) => void;
 }
 
-/** The contract's default for failed authentications per client address (`FOLIO_AUTH_FAILURE_LIMIT`). */
-export const DEFAULT_AUTH_FAILURE_BUDGET: Budget = { points: 30, seconds: 60 };
-
 // A Redis outage is reported once per this long, not on every request it lets through.
 const WARN_EVERY_MS = 60_000;
 const POLICY = 'default';
@@ -70,6 +62,8 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
   // Addresses known to be past their failure budget, and until when (epoch ms): checked on every
   // authenticated request without a promise or a round trip.
   const blocked = new Map<string, number>();
+  // With Redis: addresses the shared count found under budget, and until when that is trusted.
+  const clear = new Map<string, number>();
 
   let warnedAt = Number.NEGATIVE_INFINITY;
   const outage = (error: unknown) => {
@@ -106,10 +100,17 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
         blocked.delete(address);
       }
       if (!redis) return 0;
-      // Another process may have seen this address fail: the shared count decides.
+      // Another process may have seen this address fail: the shared count decides, asked at most
+      // once a second per address, so cached answers do not each wait for a round trip.
+      const clearUntil = clear.get(address);
+      if (clearUntil !== undefined && clearUntil > Date.now()) return 0;
       return failures.get(address).then(
         (result) => {
-          if (!result || result.consumedPoints < options.authFailures.points) return 0;
+          if (!result || result.consumedPoints < options.authFailures.points) {
+            if (clear.size >= MAX_BLOCKED) clear.delete(clear.keys().next().value!);
+            clear.set(address, Date.now() + CLEAR_FOR_MS);
+            return 0;
+          }
           block(address, result.msBeforeNext);
           return Math.max(1, Math.ceil(result.msBeforeNext / 1000));
         },
@@ -120,6 +121,7 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
       );
     },
     failed(address) {
+      clear.delete(address);
       failures.consume(address).then(
         // The failure that spent the last point closes the door for the rest of the window.
         (result) => {
@@ -138,6 +140,9 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
 }
 
 const MAX_BLOCKED = 100_000;
+// How long a shared count's "under budget" is trusted: another process's block reaches this one
+// at most this late.
+const CLEAR_FOR_MS = 1_000;
 
 // How long start-up waits for Redis before it goes on without it (and warns).
 const REDIS_CONNECT_MS = 2_000;
@@ -162,9 +167,13 @@ async function connectRedis(url: string, warn: RateLimitOptions['warn']): Promis
 }
 
 function redact(url: string): string {
-  const parsed = new URL(url);
-  parsed.password = '';
-  return parsed.toString();
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return 'redis';
+  }
 }
 
 function policyHeader(budget: Budget): string {

@@ -234,7 +234,6 @@ function oldestFirst<K, V>(map: Map<K, V>): () => [K, V] | undefined {
   };
 }
 
-// Quality 5 / level 6: most of the size win for a fraction of the highest settings' cost.
 /**
  * Bytes with a backing store of their own. Node makes small Buffers as slices of a shared 8 KB
  * pool, and a kept slice keeps the whole pool alive: a cache of small answers made between

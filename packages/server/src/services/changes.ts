@@ -167,11 +167,22 @@ export function startChangeHistoryPruner(
   deps: ServiceDeps,
   retentionMs: number,
   onError: (error: unknown) => void,
-): { stop(): void } {
+): { stop(): Promise<void> } {
   const every = Math.min(Math.max(retentionMs / 4, 1000), 600_000);
+  // One run at a time: a slow database must not pile runs up behind each other.
+  let running: Promise<void> | undefined;
   const timer = setInterval(() => {
-    pruneChangeHistory(deps, retentionMs).catch(onError);
+    running ??= pruneChangeHistory(deps, retentionMs)
+      .then(() => {}, onError)
+      .finally(() => {
+        running = undefined;
+      });
   }, every);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return running ?? Promise.resolve();
+    },
+  };
 }

@@ -42,12 +42,3 @@ export async function updateProject(
 ): Promise<ProjectRow | undefined> {
   return db.updateTable('projects').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }
-
-/** Marks that what the project serves changed; caches keyed on the version become stale. */
-export async function bumpContentVersion(db: Kysely<Database>, id: string): Promise<void> {
-  await db
-    .updateTable('projects')
-    .set({ content_version: sql<number>`content_version + 1` })
-    .where('id', '=', id)
-    .execute();
-}

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Kysely } from 'kysely';
+import { redactUrl } from '../redact-url.ts';
 import { type ChangeFeed, type ChangeToken, IMMEDIATE_FEED } from './change-feed.ts';
 import type { SqliteSynchronous } from './sqlite.ts';
 import type { Database } from './tables.ts';
@@ -43,7 +44,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       changeToken: postgresChangeToken(pool),
       follow: (feed) => followPostgres({ connectionString, pool, ...feed }),
       dialect: 'postgres',
-      location: redact(options.databaseUrl),
+      location: redactUrl(options.databaseUrl, 'postgres'),
     };
   }
   const { openSqlite } = await import('./sqlite.ts');
@@ -61,14 +62,4 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 /** The embedded database's file in the data directory. */
 export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'folio.sqlite');
-}
-
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    return 'postgres';
-  }
 }

@@ -6,6 +6,7 @@ import {
   RateLimiterRes,
 } from 'rate-limiter-flexible';
 import type { Budget } from '../config.ts';
+import { redactUrl } from '../redact-url.ts';
 
 /** A request counted against a credential's budget: whether it may go on, and what to tell it. */
 export interface Spent {
@@ -161,19 +162,9 @@ async function connectRedis(url: string, warn: RateLimitOptions['warn']): Promis
   });
   if (!ready)
     warn?.(
-      `rate limits: Redis at ${redact(url)} is not answering yet; requests are let through until it does`,
+      `rate limits: Redis at ${redactUrl(url, 'redis')} is not answering yet; requests are let through until it does`,
     );
   return client;
-}
-
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    return 'redis';
-  }
 }
 
 function policyHeader(budget: Budget): string {

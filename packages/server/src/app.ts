@@ -114,7 +114,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Without a cache nothing is ever ready.
   const fastPath =
     watch && cache.maxBytes > 0
-      ? createFastPath({ routes: DELIVERY_ROUTES, cache, watch, keys, accounting: accounting.fast })
+      ? createFastPath({
+          routes: DELIVERY_ROUTES,
+          cache,
+          watch,
+          keys,
+          accounting: accounting.fast,
+          now: deps.now,
+        })
       : undefined;
 
   const app = Fastify({

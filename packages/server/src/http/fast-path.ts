@@ -73,6 +73,8 @@ export function createFastPath(options: {
   keys: KeyChecks;
   /** Rate limits and metrics, which count fast answers as the framework's own. */
   accounting: FastAccounting;
+  /** Epoch milliseconds: the app's clock, which the full path judges freshness by too. */
+  now: () => number;
 }): FastPath {
   let hits = 0;
   // The same router the framework uses, built from the same table: the two cannot disagree on
@@ -102,7 +104,7 @@ export function createFastPath(options: {
   ): { check: KeyCheck; entry: CachedBody; route: Route } | undefined {
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
     const route = routeOf(request.url ?? '');
-    if (!route || (route.freshUntil !== undefined && Date.now() >= route.freshUntil)) return undefined;
+    if (!route || (route.freshUntil !== undefined && options.now() >= route.freshUntil)) return undefined;
     const header = request.headers.authorization;
     const bearer = header === undefined ? undefined : bearerOf(header);
     const check = bearer && options.keys.recent(bearer);

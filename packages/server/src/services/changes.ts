@@ -1,6 +1,7 @@
 import { DEFAULT_CHANGES_RETENTION_MS } from '../config.ts';
 import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
+import { successJson } from '../http/envelope.ts';
 import * as articles from '../store/articles.ts';
 import { type ChangeRow, listChangesAfter, pruneTombstones } from '../store/changes.ts';
 import { servedJsonOf } from './article-view.ts';
@@ -104,7 +105,9 @@ export async function listChangesBody(
   const changes = (await Promise.all(page.map((row) => changeJson(deps, project, row)))).filter(
     (json) => json !== undefined,
   );
-  return `{"success":true,"data":{"changes":[${changes.join(',')}],"cursor":"${encodeCursor(next)}","hasMore":${hasMore}}}`;
+  return successJson(
+    `{"changes":[${changes.join(',')}],"cursor":"${encodeCursor(next)}","hasMore":${hasMore}}`,
+  );
 }
 
 function startingCursor(

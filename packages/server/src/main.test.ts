@@ -18,6 +18,12 @@ describe('first start on the embedded database', () => {
     try {
       const output = server.output();
       assert.match(output, /folio_admin_[A-Za-z0-9_-]{43}/);
+      assert.match(
+        output,
+        new RegExp(
+          `Dashboard: http://localhost:${port}/dashboard\\n\\s+Sign in with the admin token above\\.`,
+        ),
+      );
       const key = /Demo content key \(shown once\): (folio_ck_\S+)/.exec(output)?.[1];
       const projectId = /Demo project id: (\S+)/.exec(output)?.[1];
       assert.ok(key && projectId, output);
@@ -48,7 +54,11 @@ describe('first start on the embedded database', () => {
     const port = await freePort();
     const server = await startServer({ PORT: String(port), FOLIO_DATA_DIR: dataDir });
     try {
-      assert.doesNotMatch(server.output(), /folio_admin_|folio_ck_/);
+      const output = server.output();
+      assert.doesNotMatch(output, /folio_admin_|folio_ck_/);
+      assert.match(output, new RegExp(`Dashboard: http://localhost:${port}/dashboard\\n`));
+      assert.match(output, /Sign in with the admin token printed at the first start/);
+      assert.match(output, /Lost it\? Set FOLIO_ADMIN_TOKEN/, 'how to replace a lost token');
     } finally {
       assert.equal(await stop(server), 0);
     }
@@ -87,6 +97,9 @@ if (DIALECTS.includes('postgres')) {
         ]);
         const seeded = [a, b].filter((server) => server.output().includes('Demo content key')).length;
         assert.equal(seeded, 1, 'exactly one process creates the demo project');
+        for (const server of [a, b]) {
+          assert.match(server.output(), /Sign in with the admin token set in FOLIO_ADMIN_TOKEN\./);
+        }
         const { count } = await database.db
           .selectFrom('projects')
           .select((eb) => eb.fn.countAll<string | number>().as('count'))

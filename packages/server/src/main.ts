@@ -76,6 +76,7 @@ function printBanner(
   if (adminToken) {
     lines.push('', '  Admin token (shown once; only its hash is stored):', `    ${adminToken}`);
   }
+  lines.push('', `  Dashboard: ${config.baseUrl}/dashboard`, ...signInLines(config, adminToken));
   if (demo) {
     lines.push(
       '',
@@ -88,6 +89,16 @@ function printBanner(
   }
   lines.push('');
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Which admin token opens the dashboard; after the first start, how to replace a lost one. */
+function signInLines(config: Config, generatedToken: string | undefined): string[] {
+  if (generatedToken) return ['    Sign in with the admin token above.'];
+  if (config.adminToken) return ['    Sign in with the admin token set in FOLIO_ADMIN_TOKEN.'];
+  return [
+    '    Sign in with the admin token printed at the first start (only its hash is stored).',
+    '    Lost it? Set FOLIO_ADMIN_TOKEN to a new token and restart; it opens the dashboard while it is set.',
+  ];
 }
 
 if (import.meta.main) {

@@ -74,21 +74,37 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    test('projects create refuses what the API refuses, names the field, and writes nothing', async () => {
-      const cases: [string[], RegExp][] = [
-        [['--website-url', 'ftp://example.com'], /websiteUrl/],
-        [['--website-url', 'https://example.com/path'], /websiteUrl/],
-        [['--articles-path', '/a b'], /articlesPath/],
-        [['--name', ''], /name/],
+    test('projects create refuses what the API refuses, names the flag, and writes nothing', async () => {
+      const cases: [string[], string, string][] = [
+        [['--website-url', 'ftp://example.com'], '--website-url', '/websiteUrl'],
+        [['--website-url', 'https://example.com/path'], '--website-url', '/websiteUrl'],
+        [['--articles-path', '/a b'], '--articles-path', '/articlesPath'],
+        [['--name', ''], '--name', '/name'],
       ];
-      for (const [extra, field] of cases) {
+      for (const [extra, flag, path] of cases) {
         const run = await folio('projects', 'create', '--name', 'Blog', ...extra, '--json');
         assert.equal(run.code, 1, `${extra.join(' ')}: ${run.stderr}`);
-        assert.match(run.stderr, field);
+        assert.ok(run.stderr.startsWith(`folio projects create: ${flag} `), run.stderr);
+        assert.doesNotMatch(
+          run.stderr,
+          /websiteUrl|articlesPath/,
+          "the user typed flags, not the API's fields",
+        );
         assert.equal(run.stderr.trim().split('\n').length, 1, 'one line on stderr');
         assert.equal(run.json().error.code, 'invalid_body');
+        assert.equal(run.json().error.message, run.stderr.slice('folio projects create: '.length).trim());
+        assert.equal(run.json().error.details[0].path, path, 'details keep the API path for scripts');
       }
       assert.equal((await countRows(database.db)).projects, 0);
+
+      const projectId = await createProject();
+      const key = await folio('keys', 'create', projectId, '--name', '');
+      assert.equal(key.code, 1);
+      assert.match(key.stderr, /^folio keys create: --name must /);
+      env.FOLIO_WEBHOOK_ALLOW_PRIVATE = 'true';
+      const url = await folio('webhook', 'set', projectId, `https://example.com/${'a'.repeat(2048)}`);
+      assert.equal(url.code, 1);
+      assert.match(url.stderr, /^folio webhook set: URL must NOT have more than 2048 characters/);
     });
 
     test('usage errors exit 2 with one line naming the problem and the usage', async () => {

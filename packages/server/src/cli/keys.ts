@@ -1,7 +1,7 @@
 import { NewContentKeySchema } from '@folio/schema';
 import { createContentKey, listContentKeys, revokeContentKey } from '../services/content-keys.ts';
 import { type CommandSpec, EXIT_OK, table } from './context.ts';
-import { createInputValidator } from './validate.ts';
+import { createInputValidator, namingInputs } from './validate.ts';
 
 const createCommand: CommandSpec = {
   name: 'keys create',
@@ -16,8 +16,10 @@ Options:
   positionals: ['PROJECT'],
   async run(context, { values, positionals }) {
     const name = (values.name as string | undefined) ?? 'cli';
-    createInputValidator(context.config().baseUrl).check(NewContentKeySchema, { name });
-    const key = await createContentKey(await context.deps(), positionals[0]!, name);
+    const key = await namingInputs({ name: '--name' }, async () => {
+      createInputValidator(context.config().baseUrl).check(NewContentKeySchema, { name });
+      return createContentKey(await context.deps(), positionals[0]!, name);
+    });
     context.print(
       key,
       () =>

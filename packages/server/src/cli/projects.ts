@@ -1,7 +1,9 @@
 import { NewProjectSchema, type Project } from '@folio/schema';
 import { createProject, listProjects } from '../services/projects.ts';
 import { type CommandSpec, EXIT_OK, table, UsageError } from './context.ts';
-import { createInputValidator } from './validate.ts';
+import { createInputValidator, namingInputs } from './validate.ts';
+
+const PROJECT_FLAGS = { name: '--name', websiteUrl: '--website-url', articlesPath: '--articles-path' };
 
 const createCommand: CommandSpec = {
   name: 'projects create',
@@ -25,8 +27,10 @@ Options:
       ...(values['website-url'] !== undefined ? { websiteUrl: values['website-url'] as string } : {}),
       ...(values['articles-path'] !== undefined ? { articlesPath: values['articles-path'] as string } : {}),
     };
-    createInputValidator(context.config().baseUrl).check(NewProjectSchema, input);
-    const project = await createProject(await context.deps(), input);
+    const project = await namingInputs(PROJECT_FLAGS, async () => {
+      createInputValidator(context.config().baseUrl).check(NewProjectSchema, input);
+      return createProject(await context.deps(), input);
+    });
     context.print(project, () => `Created project ${project.id}\n${describeProject(project)}`);
     return EXIT_OK;
   },

@@ -62,6 +62,28 @@ export function createInputValidator(baseUrl: string) {
 
 export type InputValidator = ReturnType<typeof createInputValidator>;
 
+/** Which command-line input fills each API field, e.g. `{ websiteUrl: '--website-url' }`. */
+export type InputNames = Record<string, string>;
+
+/**
+ * Runs `work`; an `invalid_body` it throws (from the validator or a service) is reworded to name
+ * the command line's flags and arguments (`--website-url`), which is what the user typed,
+ * instead of the API's fields (`websiteUrl`). `details` keep the API's paths for scripts.
+ */
+export async function namingInputs<T>(names: InputNames, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'invalid_body' || !error.details?.length) throw error;
+    const renamed = error.details.map((detail) => {
+      const [, field = '', rest = ''] = /^\/([^/]*)(.*)$/.exec(detail.path) ?? [];
+      const name = names[field];
+      return name === undefined ? detail : { ...detail, path: `${name}${rest}` };
+    });
+    throw new AppError('invalid_body', `${describeDetails(renamed)}.`, error.details);
+  }
+}
+
 /** The first problem as a phrase (`blocks/0/level must be >= 2`), and how many more there are. */
 export function describeDetails(details: ErrorDetail[]): string {
   const first = details[0];

@@ -1,7 +1,7 @@
 import { WebhookInputSchema } from '@folio/schema';
 import { listDeliveries, revealWebhookSecret, sendTestEvent, setWebhookUrl } from '../services/webhooks.ts';
 import { type CommandSpec, EXIT_OK, table, UsageError } from './context.ts';
-import { createInputValidator } from './validate.ts';
+import { createInputValidator, namingInputs } from './validate.ts';
 
 const setCommand: CommandSpec = {
   name: 'webhook set',
@@ -19,7 +19,11 @@ Options:
     const [projectId, url] = positionals as [string, string | undefined];
     if ((values.remove === true) === (url !== undefined)) throw new UsageError('give either URL or --remove');
     const input = { url: url ?? null };
-    createInputValidator(context.config().baseUrl).check(WebhookInputSchema, input);
+    // The service's own refusals are whole sentences about "the webhook URL"; only the schema's
+    // need the argument's name.
+    await namingInputs({ url: 'URL' }, async () =>
+      createInputValidator(context.config().baseUrl).check(WebhookInputSchema, input),
+    );
     const webhook = await setWebhookUrl(await context.deps(), projectId, input.url);
     context.print(webhook, () =>
       webhook.url === null

@@ -218,7 +218,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(summary.invalidLines[0].details, [
         { path: '/blocks/0/level', message: 'must be one of 2, 3, 4' },
       ]);
-      assert.match(summary.invalidLines[1].message, /not valid JSON/);
+      assert.equal(
+        summary.invalidLines[1].message,
+        'is not valid JSON: expected double-quoted property name at column 17',
+        'said once, with the column',
+      );
       assert.equal(summary.invalidLines[2].details[0].path, '/id');
       assert.equal(run.stderr, 'folio import: 3 lines not imported (3, 4, 6); nothing was written\n');
 
@@ -358,7 +362,7 @@ for (const dialect of DIALECTS) {
         run.stdout,
         /^Imported into project prj_\w+: 2 created, 0 updated, 0 unchanged, 2 invalid\./,
       );
-      assert.match(run.stdout, /line 2: is not valid JSON/);
+      assert.match(run.stdout, /\n {2}line 2: is not valid JSON: unexpected token 'o'\n/);
       assert.match(run.stdout, /line 3 \(id b\): blocks\/0\/url is required/);
       assert.equal(run.stderr, 'folio import: 2 lines not imported (2, 3)\n');
       assert.deepEqual(
@@ -414,6 +418,24 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    test('an empty or blank file is an error said once; nothing is written', async () => {
+      await createProject();
+      const before = await countRows(database.db);
+      for (const [content, what] of [
+        ['', 'is empty'],
+        ['\n  \n\n', 'has only blank lines'],
+      ]) {
+        const run = await folio('import', file('empty.ndjson', content!), '--json');
+        assert.equal(run.code, 1, `${JSON.stringify(content)}: exit 1`);
+        assert.equal(run.json().error.code, 'invalid_body');
+        assert.equal(
+          run.stderr,
+          `folio import: The file ${path.join(dir, 'empty.ndjson')} ${what}: nothing to import.\n`,
+        );
+      }
+      assert.deepEqual(await countRows(database.db), before);
+    });
+
     test('the progress bar is drawn on stderr only when it is a terminal', async () => {
       await createProject();
       const input = file('in.ndjson', ndjson(sampleLines()));
@@ -424,6 +446,12 @@ for (const dialect of DIALECTS) {
       assert.equal(tty.code, 0);
       const erase = '\r\u001b[K';
       assert.ok(tty.stderr.includes(`${erase}importing  ${'█'.repeat(30)} `), tty.stderr);
+      const count = sampleLines().length;
+      assert.ok(
+        tty.stderr.includes(`${erase}checking   ${'█'.repeat(30)} ${count}/${count}`),
+        'the counter ends at the number of lines: the final newline starts no line',
+      );
+      assert.ok(!tty.stderr.includes(`/${count + 1}`), tty.stderr);
       assert.ok(tty.stderr.endsWith(erase), 'the bar is cleared at the end');
       assert.equal(tty.json().unchanged, sampleLines().length, 'stdout holds only the JSON summary');
     });

@@ -1,24 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ArticleInput } from '@folio/schema';
-import type { ErrorDetail } from '../errors.ts';
 import { AppError } from '../errors.ts';
-import { MAX_DETAILS } from '../http/validation.ts';
 import { type ImportItem, type ImportResult, importArticles } from '../services/article-transfer.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { getProject } from '../services/projects.ts';
 import { type CommandSpec, EXIT_FAILED, EXIT_OK, resolveProjectId } from './context.ts';
+import { type InvalidLine, parseLines } from './import-lines.ts';
 import { createProgress, type Progress } from './progress.ts';
-import { createInputValidator, describeDetails, type InputValidator } from './validate.ts';
-
-/** A line that was not imported, and why. */
-export interface InvalidLine {
-  line: number;
-  id: string | null;
-  code: string;
-  message: string;
-  details: ErrorDetail[];
-}
+import { createInputValidator } from './validate.ts';
 
 export interface ImportSummary {
   project: string;
@@ -48,7 +37,8 @@ written at all. With it, the valid lines are written and the others reported.
 
 The summary counts created, updated, unchanged and invalid lines and names each invalid line.
 An id on two lines is an error in the file: the second line is reported, not written.
-The exit code is 0 when every line was imported and 1 otherwise.
+The exit code is 0 when every line was imported and 1 otherwise; a file with no line to import
+(empty, or only blank lines) is an error too.
 
 Options:
   --project ID          the project to import into (default: the only project, if there is one)
@@ -58,6 +48,12 @@ Options:
   async run(context, { values, positionals }) {
     const file = path.resolve(context.io.cwd ?? process.cwd(), positionals[0]!);
     const text = readInput(file);
+    if (text.trim() === '') {
+      throw new AppError(
+        'invalid_body',
+        `The file ${file} ${text === '' ? 'is empty' : 'has only blank lines'}: nothing to import.`,
+      );
+    }
     const deps = await context.deps();
     const projectId = (await getProject(deps, await resolveProjectId(deps, values.project as string))).id;
     const progress = createProgress(context.io.stderr);
@@ -123,58 +119,6 @@ function readInput(file: string): string {
     if (code === 'ENOENT') throw new AppError('not_found', `The file ${file} does not exist.`);
     throw new AppError('invalid_body', `The file ${file} cannot be read (${code ?? String(error)}).`);
   }
-}
-
-/** Checks every line; valid ones become import items, the others are reported by line number. */
-function parseLines(
-  text: string,
-  validator: InputValidator,
-  onProgress: (done: number, total: number) => void,
-): { items: ImportItem[]; invalid: InvalidLine[] } {
-  const lines = text.split(/\r?\n/);
-  const items: ImportItem[] = [];
-  const invalid: InvalidLine[] = [];
-  const firstLineOf = new Map<string, number>();
-  for (const [index, raw] of lines.entries()) {
-    onProgress(index + 1, lines.length);
-    if (raw.trim() === '') continue;
-    const parsed = parseLine(raw, index + 1, validator);
-    if ('code' in parsed) {
-      invalid.push(parsed);
-      continue;
-    }
-    // Two lines for one article is a mistake in the file; the second would silently win.
-    const first = firstLineOf.get(parsed.id);
-    if (first === undefined) {
-      firstLineOf.set(parsed.id, parsed.line);
-      items.push(parsed);
-    } else {
-      invalid.push(problem(parsed.line, parsed.id, `repeats the id "${parsed.id}" of line ${first}`, '/id'));
-    }
-  }
-  return { items, invalid };
-}
-
-function parseLine(raw: string, line: number, validator: InputValidator): ImportItem | InvalidLine {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    return problem(line, null, `is not valid JSON: ${(error as Error).message}`, '/');
-  }
-  const details = validator.articleLineProblems(value);
-  if (details.length > 0) {
-    const id = (value as { id?: unknown } | null)?.id;
-    const shownId = typeof id === 'string' ? id : null;
-    const message = describeDetails(details);
-    return { line, id: shownId, code: 'invalid_body', message, details: details.slice(0, MAX_DETAILS) };
-  }
-  const { id, ...input } = value as ArticleInput & { id: string };
-  return { line, id, input };
-}
-
-function problem(line: number, id: string | null, message: string, path: string): InvalidLine {
-  return { line, id, code: 'invalid_body', message, details: [{ path, message }] };
 }
 
 function invalidLine(line: number, id: string, error: AppError): InvalidLine {

@@ -1,0 +1,89 @@
+import type { ArticleInput } from '@folio/schema';
+import type { ErrorDetail } from '../errors.ts';
+import { MAX_DETAILS } from '../http/validation.ts';
+import type { ImportItem } from '../services/article-transfer.ts';
+import { describeDetails, type InputValidator } from './validate.ts';
+
+/** A line that was not imported, and why. */
+export interface InvalidLine {
+  line: number;
+  id: string | null;
+  code: string;
+  message: string;
+  details: ErrorDetail[];
+}
+
+/** Checks every line; valid ones become import items, the others are reported by line number. */
+export function parseLines(
+  text: string,
+  validator: InputValidator,
+  onProgress: (done: number, total: number) => void,
+): { items: ImportItem[]; invalid: InvalidLine[] } {
+  const lines = text.split(/\r?\n/);
+  // The newline that ends the last line starts no line of its own.
+  if (lines.at(-1) === '') lines.pop();
+  const items: ImportItem[] = [];
+  const invalid: InvalidLine[] = [];
+  const firstLineOf = new Map<string, number>();
+  for (const [index, raw] of lines.entries()) {
+    onProgress(index + 1, lines.length);
+    if (raw.trim() === '') continue;
+    const parsed = parseLine(raw, index + 1, validator);
+    if ('code' in parsed) {
+      invalid.push(parsed);
+      continue;
+    }
+    // Two lines for one article is a mistake in the file; the second would silently win.
+    const first = firstLineOf.get(parsed.id);
+    if (first === undefined) {
+      firstLineOf.set(parsed.id, parsed.line);
+      items.push(parsed);
+    } else {
+      invalid.push(problem(parsed.line, parsed.id, `repeats the id "${parsed.id}" of line ${first}`, '/id'));
+    }
+  }
+  return { items, invalid };
+}
+
+function parseLine(raw: string, line: number, validator: InputValidator): ImportItem | InvalidLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return problem(line, null, `is not valid JSON: ${describeJsonError((error as Error).message)}`, '/');
+  }
+  const details = validator.articleLineProblems(value);
+  if (details.length > 0) {
+    const id = (value as { id?: unknown } | null)?.id;
+    const shownId = typeof id === 'string' ? id : null;
+    const message = describeDetails(details);
+    return { line, id: shownId, code: 'invalid_body', message, details: details.slice(0, MAX_DETAILS) };
+  }
+  const { id, ...input } = value as ArticleInput & { id: string };
+  return { line, id, input };
+}
+
+/**
+ * What is wrong with the line, from V8's JSON.parse message, which already says "is not valid
+ * JSON" or "in JSON" itself; within one line, a column is what the user looks for.
+ */
+function describeJsonError(message: string): string {
+  const reason = message
+    .replace(/^Unexpected end of JSON input$/, 'it ends before the value does')
+    .replace(/,? ?(?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '')
+    .replace(
+      / (in|after) JSON at position \d+ \(line \d+ column (\d+)\)$/,
+      (_, where: string, column: string) =>
+        where === 'in' ? ` at column ${column}` : ` after the value, at column ${column}`,
+    )
+    .replace(
+      / (in|after) JSON at position (\d+)$/,
+      (_, where: string, position: string) =>
+        `${where === 'in' ? '' : ' after the value,'} at column ${Number(position) + 1}`,
+    );
+  return reason.charAt(0).toLowerCase() + reason.slice(1);
+}
+
+function problem(line: number, id: string | null, message: string, path: string): InvalidLine {
+  return { line, id, code: 'invalid_body', message, details: [{ path, message }] };
+}

@@ -83,6 +83,7 @@ for (const dialect of DIALECTS) {
           project: a,
           file: undefined,
           written: true,
+          dryRun: false,
           created: lines.length,
           updated: 0,
           unchanged: 0,
@@ -432,6 +433,7 @@ for (const dialect of DIALECTS) {
           run.stderr,
           `folio import: The file ${path.join(dir, 'empty.ndjson')} ${what}: nothing to import.\n`,
         );
+        assert.equal((await folio('import', 'empty.ndjson', '--dry-run')).code, 1);
       }
       assert.deepEqual(await countRows(database.db), before);
     });

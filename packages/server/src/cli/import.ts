@@ -5,6 +5,7 @@ import { type ImportItem, type ImportResult, importArticles } from '../services/
 import type { ServiceDeps } from '../services/deps.ts';
 import { getProject } from '../services/projects.ts';
 import { type CommandSpec, EXIT_FAILED, EXIT_OK, resolveProjectId } from './context.ts';
+import { rehearseImport } from './import-dry-run.ts';
 import { type InvalidLine, parseLines } from './import-lines.ts';
 import { createProgress, type Progress } from './progress.ts';
 import { createInputValidator } from './validate.ts';
@@ -12,8 +13,10 @@ import { createInputValidator } from './validate.ts';
 export interface ImportSummary {
   project: string;
   file: string;
-  /** False when nothing was written because a line was invalid (without --continue-on-error). */
+  /** False when nothing was written: a line was invalid (without --continue-on-error), or --dry-run. */
   written: boolean;
+  /** With --dry-run: the counts say what the import would do; nothing was written. */
+  dryRun: boolean;
   created: number;
   updated: number;
   unchanged: number;
@@ -24,7 +27,7 @@ export interface ImportSummary {
 export const importCommand: CommandSpec = {
   name: 'import',
   summary: 'Import articles from an NDJSON file',
-  usage: 'folio import FILE [--project ID] [--continue-on-error] [--json]',
+  usage: 'folio import FILE [--project ID] [--continue-on-error] [--dry-run] [--json]',
   help: `Creates or replaces articles from FILE, one JSON object a line:
   { "id", "slug", "title", "blocks", "seo"?, "related"?, "published"? }
 Each line is checked against the same JSON Schema as the management API's article PUT, and
@@ -42,8 +45,15 @@ The exit code is 0 when every line was imported and 1 otherwise; a file with no 
 
 Options:
   --project ID          the project to import into (default: the only project, if there is one)
-  --continue-on-error   write the valid lines even when some lines are invalid`,
-  options: { project: { type: 'string' }, 'continue-on-error': { type: 'boolean' } },
+  --continue-on-error   write the valid lines even when some lines are invalid
+  --dry-run             check every line, including the ones that would fail when written (a
+                        slug another article holds), and report what the import would do;
+                        nothing is written`,
+  options: {
+    project: { type: 'string' },
+    'continue-on-error': { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+  },
   positionals: ['FILE'],
   async run(context, { values, positionals }) {
     const file = path.resolve(context.io.cwd ?? process.cwd(), positionals[0]!);
@@ -63,23 +73,29 @@ Options:
     );
 
     const continueOnError = values['continue-on-error'] === true;
+    const dryRun = values['dry-run'] === true;
     const summary: ImportSummary = {
       project: projectId,
       file,
       written: false,
+      dryRun,
       created: 0,
       updated: 0,
       unchanged: 0,
       invalid: 0,
       invalidLines: invalid,
     };
-    if (invalid.length === 0 || continueOnError) {
-      const results = await writeItems(deps, projectId, items, !continueOnError, progress);
+    if (dryRun || invalid.length === 0 || continueOnError) {
+      const results = dryRun
+        ? await rehearseImport(deps, projectId, items, (done) =>
+            progress.update('dry run', done, items.length),
+          )
+        : await writeItems(deps, projectId, items, !continueOnError, progress);
       for (const result of results) {
         if ('error' in result) invalid.push(invalidLine(result.line, result.id, result.error));
         else summary[result.outcome] += 1;
       }
-      summary.written = continueOnError || !results.some((result) => 'error' in result);
+      summary.written = !dryRun && (continueOnError || !results.some((result) => 'error' in result));
     }
     progress.done();
     invalid.sort((a, b) => a.line - b.line);
@@ -108,6 +124,9 @@ function describeFailure(summary: ImportSummary): string {
   const lines = summary.invalidLines.map((entry) => entry.line);
   const shown = `${lines.slice(0, 10).join(', ')}${lines.length > 10 ? ', …' : ''}`;
   const plural = lines.length > 1 ? 's' : '';
+  if (summary.dryRun) {
+    return `${lines.length} line${plural} would not be imported (${shown}); dry run, nothing was written`;
+  }
   return `${lines.length} line${plural} not imported (${shown})${summary.written ? '' : '; nothing was written'}`;
 }
 
@@ -126,15 +145,29 @@ function invalidLine(line: number, id: string, error: AppError): InvalidLine {
 }
 
 function describeSummary(summary: ImportSummary, continueOnError: boolean): string {
+  const { project, created, updated, unchanged, invalid } = summary;
+  const counts = `${created} created, ${updated} updated, ${unchanged} unchanged, ${invalid} invalid.`;
   const lines = [
-    `${summary.written ? 'Imported into' : 'Nothing was imported into'} project ${summary.project}: ` +
-      `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.invalid} invalid.`,
+    summary.dryRun
+      ? `Dry run, nothing was written. Importing into project ${project} would give: ${counts}`
+      : `${summary.written ? 'Imported into' : 'Nothing was imported into'} project ${project}: ${counts}`,
   ];
   for (const entry of summary.invalidLines) {
     lines.push(`  line ${entry.line}${entry.id ? ` (id ${entry.id})` : ''}: ${entry.message}`);
   }
-  if (!summary.written && summary.invalid > 0 && !continueOnError) {
-    lines.push('Fix these lines, or run again with --continue-on-error to import the valid ones.');
-  }
+  const next = nextStep(summary, continueOnError);
+  if (next) lines.push(next);
   return lines.join('\n');
+}
+
+function nextStep(summary: ImportSummary, continueOnError: boolean): string | undefined {
+  if (summary.dryRun) {
+    if (summary.invalid === 0) return 'Every line can be imported: run again without --dry-run.';
+    if (continueOnError) return 'With --continue-on-error, the other lines would be written.';
+    return 'As it is, the import would write nothing: fix these lines, or add --continue-on-error.';
+  }
+  if (!summary.written && summary.invalid > 0 && !continueOnError) {
+    return 'Fix these lines, or run again with --continue-on-error to import the valid ones.';
+  }
+  return undefined;
 }

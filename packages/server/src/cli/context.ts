@@ -158,6 +158,15 @@ export async function resolveProjectId(deps: ServiceDeps, given: string | undefi
   );
 }
 
+/** The value of a whole-number option such as `--page`, or `fallback` when it is not given. */
+export function wholeNumber(option: string, raw: string | boolean | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'string' || !/^[1-9]\d{0,8}$/.test(raw)) {
+    throw new UsageError(`${option} must be a whole number of at least 1, not "${String(raw)}"`);
+  }
+  return Number(raw);
+}
+
 /** Text columns, padded to the widest cell of each. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length)));

@@ -1,6 +1,7 @@
 import { ConfigError } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { FOLIO_VERSION } from '../version.ts';
+import { articleCommands } from './articles.ts';
 import { backupCommand } from './backup.ts';
 import {
   type CliIo,
@@ -24,6 +25,7 @@ export const COMMANDS: CommandSpec[] = [
   ...serverCommands,
   ...projectCommands,
   ...keyCommands,
+  ...articleCommands,
   ...webhookCommands,
   importCommand,
   exportCommand,

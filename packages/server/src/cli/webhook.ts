@@ -1,6 +1,6 @@
 import { WebhookInputSchema } from '@folio/schema';
 import { listDeliveries, revealWebhookSecret, sendTestEvent, setWebhookUrl } from '../services/webhooks.ts';
-import { type CommandSpec, EXIT_OK, table, UsageError } from './context.ts';
+import { type CommandSpec, EXIT_OK, table, UsageError, wholeNumber } from './context.ts';
 import { createInputValidator, namingInputs } from './validate.ts';
 
 const setCommand: CommandSpec = {
@@ -99,13 +99,5 @@ Options:
     return EXIT_OK;
   },
 };
-
-function wholeNumber(option: string, raw: string | boolean | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  if (typeof raw !== 'string' || !/^[1-9]\d{0,8}$/.test(raw)) {
-    throw new UsageError(`${option} must be a whole number of at least 1, not "${String(raw)}"`);
-  }
-  return Number(raw);
-}
 
 export const webhookCommands = [setCommand, revealCommand, testCommand, deliveriesCommand];

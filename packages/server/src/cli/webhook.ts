@@ -1,5 +1,13 @@
 import { WebhookInputSchema } from '@folio/schema';
-import { listDeliveries, revealWebhookSecret, sendTestEvent, setWebhookUrl } from '../services/webhooks.ts';
+import {
+  listDeliveries,
+  ROTATION_OVERLAP_MS,
+  retryDelivery,
+  revealWebhookSecret,
+  rotateWebhookSecret,
+  sendTestEvent,
+  setWebhookUrl,
+} from '../services/webhooks.ts';
 import { type CommandSpec, EXIT_OK, table, UsageError, wholeNumber } from './context.ts';
 import { createInputValidator, namingInputs } from './validate.ts';
 
@@ -44,6 +52,28 @@ reveal on, every delivery is signed; later reveals print the same secret.`,
   async run(context, { positionals }) {
     const secret = await revealWebhookSecret(await context.deps(), positionals[0]!);
     context.print({ secret }, () => secret);
+    return EXIT_OK;
+  },
+};
+
+// How long a rotated-out secret keeps signing, in the words the help and the output use.
+const OVERLAP_HOURS = ROTATION_OVERLAP_MS / 3_600_000;
+
+const rotateCommand: CommandSpec = {
+  name: 'webhook rotate',
+  summary: 'Replace the webhook signing secret',
+  usage: 'folio webhook rotate PROJECT [--json]',
+  help: `Replaces PROJECT's webhook signing secret with a new one and prints it (whsec_…). For the
+next ${OVERLAP_HOURS} hours every delivery carries signatures from both the old and the new secret,
+so the receiver can switch to the new one without missing a delivery.`,
+  positionals: ['PROJECT'],
+  async run(context, { positionals }) {
+    const secret = await rotateWebhookSecret(await context.deps(), positionals[0]!);
+    context.print(
+      { secret },
+      () =>
+        `Rotated the signing secret. Give the receiver the new one within ${OVERLAP_HOURS} hours; until then deliveries are signed with the old and the new secret:\n\n  ${secret}\n`,
+    );
     return EXIT_OK;
   },
 };
@@ -100,4 +130,30 @@ Options:
   },
 };
 
-export const webhookCommands = [setCommand, revealCommand, testCommand, deliveriesCommand];
+const retryCommand: CommandSpec = {
+  name: 'webhook retry',
+  summary: 'Send a webhook delivery again',
+  usage: 'folio webhook retry PROJECT DELIVERY_ID [--json]',
+  help: `Queues the delivery DELIVERY_ID of PROJECT to be sent again at once, whatever its state (a
+failed one too); its attempts keep counting. A running server (or \`folio worker\`) sends it
+within a second; the ids are in \`folio webhook deliveries PROJECT\`.`,
+  positionals: ['PROJECT', 'DELIVERY_ID'],
+  async run(context, { positionals }) {
+    const [projectId, deliveryId] = positionals as [string, string];
+    await retryDelivery(await context.deps(), projectId, deliveryId);
+    context.print(
+      { id: deliveryId, status: 'pending' },
+      () => `Queued delivery ${deliveryId} to be sent again; a running server or \`folio worker\` sends it.`,
+    );
+    return EXIT_OK;
+  },
+};
+
+export const webhookCommands = [
+  setCommand,
+  revealCommand,
+  rotateCommand,
+  testCommand,
+  deliveriesCommand,
+  retryCommand,
+];

@@ -17,11 +17,13 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The client as a user gets it: built, packed with `npm pack`, installed into an empty project
- * with nothing but its declared dependencies, then imported and type-checked there.
+ * The client as a user gets it: packed by `npm run pack:client`, copied into an empty project
+ * and installed from there as the README says, with nothing but its declared dependencies, then
+ * imported and type-checked there.
  */
 
 const packageDir = fileURLToPath(new URL('../', import.meta.url));
+const repositoryDir = join(packageDir, '../..');
 const require = createRequire(import.meta.url);
 const tsc = require.resolve('typescript/bin/tsc');
 // standardwebhooks' own .d.ts names `Buffer`, so a consumer needs @types/node; this repo's will do.
@@ -83,38 +85,57 @@ export const wrong: Block = { type: 'heading', level: 5, text: 'x' };
 
 describe('the packed @folio/client installed on its own', { timeout: 180_000 }, () => {
   const tmp = mkdtempSync(join(tmpdir(), 'folio-client-'));
-  const staged = join(tmp, 'package');
+  const packed = join(tmp, 'packed');
   const app = join(tmp, 'app');
+  let printed = '';
+  let tarball = '';
 
   before(() => {
-    mkdirSync(staged);
-    for (const file of ['package.json', 'README.md'])
-      copyFileSync(join(packageDir, file), join(staged, file));
-    run(
-      process.execPath,
-      [tsc, '-p', join(packageDir, 'tsconfig.build.json'), '--outDir', join(staged, 'dist')],
-      tmp,
-    );
-    const packOutput = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], staged);
-    const [packed] = JSON.parse(packOutput) as { filename: string }[];
-    mkdirSync(app);
-    writeFileSync(
-      join(app, 'package.json'),
-      JSON.stringify({
-        name: 'app',
-        private: true,
-        type: 'module',
-        dependencies: { '@folio/client': `file:../${packed!.filename}` },
-      }),
-    );
+    printed = run('npm', ['run', '--silent', 'pack:client', '--', packed], repositoryDir);
+    const [file] = readdirSync(packed);
+    assert.match(file!, /^folio-client-\d+\.\d+\.\d+\.tgz$/);
+    tarball = file!;
+    // A site in another repository: its own package.json, the tarball copied into it.
+    mkdirSync(join(app, 'vendor'), { recursive: true });
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+    copyFileSync(join(packed, tarball), join(app, 'vendor', tarball));
     run(
       'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'],
+      [
+        'install',
+        `./vendor/${tarball}`,
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--loglevel=error',
+      ],
       app,
     );
   });
 
   after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('pack:client prints where the tarball is and how to install it; the site records the copy', () => {
+    assert.ok(printed.includes(`Packed @folio/client into ${join(packed, tarball)}\n`), printed);
+    assert.ok(printed.includes(`npm install ./vendor/${tarball}\n`), printed);
+    const site = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
+    assert.deepEqual(site.dependencies, { '@folio/client': `file:vendor/${tarball}` });
+  });
+
+  it('ships a manifest without build scripts or source paths, and no source maps', () => {
+    const installed = join(app, 'node_modules/@folio/client');
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    assert.equal(manifest.scripts, undefined, 'no prepare/prepack that would need the repository');
+    assert.doesNotMatch(JSON.stringify(manifest.exports), /folio-source|\.\/src\//);
+    assert.deepEqual(Object.keys(manifest.dependencies), ['standardwebhooks']);
+    const files = readdirSync(installed, { recursive: true, encoding: 'utf8' });
+    assert.deepEqual(
+      files.filter((file) => file.endsWith('.map')),
+      [],
+    );
+    assert.ok(files.includes('README.md'));
+  });
 
   it('ships JS and .d.ts files that reference neither @folio/schema, TypeBox nor Ajv', () => {
     const dist = join(app, 'node_modules/@folio/client/dist');

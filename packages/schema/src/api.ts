@@ -58,6 +58,30 @@ export const ArticleSchema = Type.Object({ ...articleFields, related: Type.Array
 /** An article as the single-article read serves it. */
 export type Article = Static<typeof ArticleSchema>;
 
+/**
+ * Where an article stands, in the preview perspective: served as is (`published`), served
+ * with a draft shown instead (`changed`), or not served (`unpublished`).
+ */
+export const ArticleStatusSchema = Type.Union([
+  Type.Literal('published'),
+  Type.Literal('changed'),
+  Type.Literal('unpublished'),
+]);
+export type ArticleStatus = Static<typeof ArticleStatusSchema>;
+const previewFields = {
+  ...articleFields,
+  publishedAt: Nullable(Timestamp),
+  status: ArticleStatusSchema,
+};
+export const PreviewListItemSchema = Type.Object(previewFields, {
+  description: 'An article in the preview perspective (preview key): its draft when it has one',
+});
+/** An article as a preview key's list shows it: its draft when it has one, and its status. */
+export type PreviewListItem = Static<typeof PreviewListItemSchema>;
+export const PreviewArticleSchema = Type.Object({ ...previewFields, related: Type.Array(RelatedLinkSchema) });
+/** An article as a preview key or preview token reads it by slug. */
+export type PreviewArticle = Static<typeof PreviewArticleSchema>;
+
 export const PaginationSchema = Type.Object({
   page: Type.Integer(),
   limit: Type.Integer(),
@@ -126,6 +150,22 @@ export const ChangesPageSchema = Type.Object({
 /** One answer of the changes feed. */
 export type ChangesPage = Static<typeof ChangesPageSchema>;
 
+export const PreviewChangesPageSchema = Type.Object(
+  {
+    changes: Type.Array(
+      Type.Union([
+        Type.Object({ type: Type.Literal('upsert'), article: PreviewListItemSchema }),
+        ChangeDeleteSchema,
+      ]),
+    ),
+    cursor: ChangesPageSchema.properties.cursor,
+    hasMore: ChangesPageSchema.properties.hasMore,
+  },
+  { description: 'The changes feed for a preview key: every article, drafts shown, with status' },
+);
+/** One answer of the changes feed to a preview key. */
+export type PreviewChangesPage = Static<typeof PreviewChangesPageSchema>;
+
 export const ErrorBodySchema = Type.Object({
   success: Type.Literal(false),
   error: Type.Object({
@@ -161,12 +201,18 @@ const ArticlesPath = Type.String({
   maxLength: 500,
   description: 'Path the articles live under, e.g. /blog; empty for the site root',
 });
+const PreviewUrl = Type.String({
+  maxLength: 2048,
+  description:
+    'Where the site previews an article: an http(s) URL containing {token} and optionally {slug}, e.g. https://www.example.com/api/preview?slug={slug}&token={token}',
+});
 
 export const ProjectSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   websiteUrl: Nullable(Type.String()),
   articlesPath: Type.String(),
+  previewUrl: Nullable(Type.String()),
   createdAt: Timestamp,
 });
 /** A project and its site settings. */
@@ -177,6 +223,7 @@ export const NewProjectSchema = Type.Object(
     name: ProjectName,
     websiteUrl: Type.Optional(Nullable(WebsiteUrl)),
     articlesPath: Type.Optional(ArticlesPath),
+    previewUrl: Type.Optional(Nullable(PreviewUrl)),
   },
   { additionalProperties: false },
 );
@@ -186,18 +233,28 @@ export const ProjectPatchSchema = Type.Object(
     name: Type.Optional(ProjectName),
     websiteUrl: Type.Optional(Nullable(WebsiteUrl)),
     articlesPath: Type.Optional(ArticlesPath),
+    previewUrl: Type.Optional(Nullable(PreviewUrl)),
   },
   { additionalProperties: false },
 );
 export type ProjectPatch = Static<typeof ProjectPatchSchema>;
 
+export const KeyKindSchema = Type.Union([Type.Literal('content'), Type.Literal('preview')], {
+  description: 'content (folio_ck_…) reads what is published; preview (folio_pk_…) reads drafts too',
+});
+/** What a key reads: published content, or the preview perspective. */
+export type KeyKind = Static<typeof KeyKindSchema>;
 export const NewContentKeySchema = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    kind: Type.Optional(KeyKindSchema),
+  },
   { additionalProperties: false },
 );
 export const ContentKeySchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  kind: KeyKindSchema,
   prefix: Type.String({ description: 'The first characters of the key, to recognise it' }),
   createdAt: Timestamp,
   lastUsedAt: Nullable(Timestamp),
@@ -207,6 +264,7 @@ export type ContentKey = Static<typeof ContentKeySchema>;
 export const CreatedContentKeySchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  kind: KeyKindSchema,
   prefix: Type.String(),
   key: Type.String({ description: 'The secret key; shown only in this answer' }),
   createdAt: Timestamp,
@@ -249,29 +307,72 @@ export const SlugSchema = Type.String({
     '1–200 characters, not "." or "..", without /, ?, #, %, whitespace, control or format characters (Unicode Cc, Cf) or lone surrogates; stored normalized to NFC',
 });
 
+const ScheduleTime = Nullable(
+  Type.String({
+    format: 'date-time',
+    maxLength: 64,
+    description: 'ISO 8601 time with a time zone; null clears the schedule. A past time applies at once',
+  }),
+);
+const scheduleFields = { publishAt: Type.Optional(ScheduleTime), unpublishAt: Type.Optional(ScheduleTime) };
+
+/** A schedule change: each time set, cleared with null, or left as it is when absent. */
+export const SchedulePatchSchema = Type.Object(scheduleFields, { additionalProperties: false });
+export interface SchedulePatch {
+  publishAt?: string | null;
+  unpublishAt?: string | null;
+}
+
+/** The content fields an article and a draft share. */
+function contentFields<B extends TSchema>(blocks: B) {
+  return {
+    slug: SlugSchema,
+    title: Type.String({ minLength: 1, maxLength: 500 }),
+    blocks,
+    seo: Type.Optional(SeoInputSchema),
+    related: Type.Optional(Type.Array(SlugSchema, { maxItems: 50, description: 'Slugs, in order' })),
+  };
+}
+
 /** Builds the ingest body schema around the block array schema of this server. */
 export function articleInputSchema<B extends TSchema>(blocks: B) {
   return Type.Object(
-    {
-      slug: SlugSchema,
-      title: Type.String({ minLength: 1, maxLength: 500 }),
-      blocks,
-      seo: Type.Optional(SeoInputSchema),
-      related: Type.Optional(Type.Array(SlugSchema, { maxItems: 50, description: 'Slugs, in order' })),
-      published: Type.Optional(Type.Boolean()),
-    },
+    { ...contentFields(blocks), published: Type.Optional(Type.Boolean()), ...scheduleFields },
     { additionalProperties: false },
   );
 }
-/** The body of an article upsert. */
-export interface ArticleInput {
+/** Builds the draft body schema: an article's content, validated exactly as the article's. */
+export function draftInputSchema<B extends TSchema>(blocks: B) {
+  return Type.Object({ ...contentFields(blocks), ...scheduleFields }, { additionalProperties: false });
+}
+/** The content of an article or a draft, as ingested. */
+export interface ContentInput {
   slug: string;
   title: string;
   blocks: Block[];
   seo?: SeoInput;
   related?: string[];
+}
+/** The body of a draft save. */
+export interface DraftInput extends ContentInput, SchedulePatch {}
+/** The body of an article upsert. */
+export interface ArticleInput extends ContentInput, SchedulePatch {
   published?: boolean;
 }
+
+export const DraftSchema = Type.Object(
+  {
+    slug: Type.String(),
+    title: Type.String(),
+    blocks: ServedBlocks,
+    seo: SeoInputSchema,
+    related: Type.Array(Type.String()),
+    updatedAt: Timestamp,
+  },
+  { description: 'The working version, not served to content keys; publish makes it the served one' },
+);
+/** An article's draft, as ingested. */
+export type Draft = Static<typeof DraftSchema>;
 
 export const AdminArticleSchema = Type.Object({
   id: Type.String(),
@@ -284,9 +385,22 @@ export const AdminArticleSchema = Type.Object({
   publishedAt: Nullable(Timestamp),
   updatedAt: Timestamp,
   createdAt: Timestamp,
+  draft: Nullable(DraftSchema),
+  publishAt: Nullable(Timestamp),
+  unpublishAt: Nullable(Timestamp),
 });
 /** An article as the management API shows it: the ingested fields and its state. */
 export type AdminArticle = Static<typeof AdminArticleSchema>;
+
+export const PreviewLinkSchema = Type.Object({
+  url: Type.String({ description: "The project's previewUrl with {token} and {slug} filled in" }),
+  token: Type.String({
+    description: 'folio_pt_…: reads this one article by slug, in the preview perspective',
+  }),
+  expiresAt: Timestamp,
+});
+/** A preview link: where an editor opens one article's draft on the site, for an hour. */
+export type PreviewLink = Static<typeof PreviewLinkSchema>;
 
 // Webhook shapes.
 

@@ -15,7 +15,10 @@ const SHORT_ADMIN_TOKEN = 16;
 
 /** The server: HTTP APIs and the webhook dispatcher in one process. */
 export async function start(config: Config): Promise<void> {
-  const { logger, metrics, database, changeFeed, webhooks, dispatcher } = await openRuntime(config, true);
+  const { logger, metrics, database, changeFeed, webhooks, dispatcher, scheduler } = await openRuntime(
+    config,
+    true,
+  );
   const deps: ServiceDeps = { db: database.db, now: Date.now, webhooks };
   const adminCredential = await resolveAdminCredential(deps, config.adminToken);
   if (config.adminToken !== undefined && config.adminToken.length < SHORT_ADMIN_TOKEN) {
@@ -49,12 +52,14 @@ export async function start(config: Config): Promise<void> {
   app.warmValidators();
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();
+  scheduler.start();
   printBanner(config, adminCredential.generatedToken, demo);
 
   onSignals(
     logger,
     async () => {
       await app.close();
+      await scheduler.stop();
       await dispatcher.stop(SHUTDOWN_GRACE_MS);
       await changeFeed.close();
       await database.db.destroy();

@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createLogger } from './logger.ts';
 import type { WebhookPolicy } from './services/deps.ts';
+import { createScheduler, type Scheduler } from './services/schedules.ts';
 import { FOLIO_VERSION } from './version.ts';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.ts';
 import { createSecretBox } from './webhooks/secret-box.ts';
@@ -14,7 +15,7 @@ export const WEBHOOK_USER_AGENT = `Folio-Webhooks/${FOLIO_VERSION}`;
 
 /**
  * What a server or worker process runs on: a migrated database, what it learns of other
- * processes' commits, the webhook policy, the dispatcher.
+ * processes' commits, the webhook policy, the dispatcher and the publishing scheduler.
  */
 export interface Runtime {
   logger: Logger;
@@ -24,6 +25,7 @@ export interface Runtime {
   changeFeed: ChangeFeed;
   webhooks: WebhookPolicy;
   dispatcher: Dispatcher;
+  scheduler: Scheduler;
 }
 
 /** `serving`: the process answers HTTP requests from cached bytes (a server, not a worker). */
@@ -52,7 +54,14 @@ export async function openRuntime(config: Config, serving: boolean): Promise<Run
     settle: changeFeed.settle,
     onAttempt: metrics.webhookAttempt,
   });
-  return { logger, metrics, database, changeFeed, webhooks, dispatcher };
+  // A schedule's events wake the dispatcher as a request's do.
+  const scheduler = createScheduler(
+    { db: database.db, now: Date.now, webhooks, onCommit: () => dispatcher.wake() },
+    {
+      onError: (error) => logger.warn({ err: error }, 'applying a publishing schedule failed; it is retried'),
+    },
+  );
+  return { logger, metrics, database, changeFeed, webhooks, dispatcher, scheduler };
 }
 
 /** Runs `shutdown` once on SIGTERM or SIGINT, then exits; a stuck shutdown is cut short. */

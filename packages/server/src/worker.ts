@@ -4,14 +4,19 @@ import { loadConfigOrExit, onSignals, openRuntime } from './runtime.ts';
 // How long a shutdown waits for webhook deliveries in flight.
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** Only the webhook dispatcher, for operators who run delivery apart from the HTTP servers. */
+/**
+ * Only the webhook dispatcher and the publishing scheduler, for operators who run them apart
+ * from the HTTP servers.
+ */
 export async function startWorker(config: Config): Promise<void> {
-  const { logger, database, changeFeed, dispatcher } = await openRuntime(config, false);
+  const { logger, database, changeFeed, dispatcher, scheduler } = await openRuntime(config, false);
   dispatcher.start();
-  logger.info('webhook worker running');
+  scheduler.start();
+  logger.info('worker running: webhook deliveries and publishing schedules');
   onSignals(
     logger,
     async () => {
+      await scheduler.stop();
       await dispatcher.stop(SHUTDOWN_GRACE_MS);
       await changeFeed.close();
       await database.db.destroy();

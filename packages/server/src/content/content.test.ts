@@ -14,10 +14,12 @@ import {
   TextRunSchema,
 } from '@folio/schema';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { addFormats } from '../http/validation.ts';
 import { type DemoArticle, demoArticles } from './demo-articles.ts';
 import { fixtureArticle, fixtureRelated } from './fixture-article.ts';
 
-const ajv = new Ajv2020({ allErrors: true, strict: true });
+// Formats as the server checks them: schedule times are date-time strings.
+const ajv = addFormats(new Ajv2020({ allErrors: true, strict: true }));
 const blocksSchema = blocksJsonSchema('http://localhost:8080');
 const validateBlocks = ajv.compile(blocksSchema);
 // The ingest body as the management API checks it, with blocks checked by the served schema.

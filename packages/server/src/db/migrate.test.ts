@@ -10,6 +10,17 @@ import { createTestDatabase, DIALECTS } from '../test/databases.ts';
 import { migrateToLatest } from './migrate.ts';
 
 const execFileAsync = promisify(execFile);
+const ALL_MIGRATIONS = [
+  '0001-initial',
+  '0002-webhooks',
+  '0003-served-articles',
+  '0004-dashboard-sessions',
+  '0005-covering-published-order',
+  '0006-change-feed',
+  '0007-served-lz4',
+  '0008-changes-feed',
+  '0009-editorial',
+];
 const CHILD = fileURLToPath(new URL('../test/migrate-child.ts', import.meta.url));
 
 for (const dialect of DIALECTS) {
@@ -17,16 +28,7 @@ for (const dialect of DIALECTS) {
     test('apply on an empty database, then find nothing to do', async () => {
       const database = await createTestDatabase(dialect);
       try {
-        assert.deepEqual(await migrateToLatest(database.db, dialect), [
-          '0001-initial',
-          '0002-webhooks',
-          '0003-served-articles',
-          '0004-dashboard-sessions',
-          '0005-covering-published-order',
-          '0006-change-feed',
-          '0007-served-lz4',
-          '0008-changes-feed',
-        ]);
+        assert.deepEqual(await migrateToLatest(database.db, dialect), ALL_MIGRATIONS);
         assert.deepEqual(await migrateToLatest(database.db, dialect), []);
         const tables = (await database.db.introspection.getTables()).map((table) => table.name);
         for (const name of ['projects', 'content_keys', 'articles', 'events', 'settings']) {
@@ -51,20 +53,7 @@ for (const dialect of DIALECTS) {
             ({ stdout }) => JSON.parse(stdout) as string[],
           );
         const [a, b] = await Promise.all([run(), run()]);
-        assert.deepEqual(
-          [...a, ...b],
-          [
-            '0001-initial',
-            '0002-webhooks',
-            '0003-served-articles',
-            '0004-dashboard-sessions',
-            '0005-covering-published-order',
-            '0006-change-feed',
-            '0007-served-lz4',
-            '0008-changes-feed',
-          ],
-          'applied exactly once',
-        );
+        assert.deepEqual([...a, ...b], ALL_MIGRATIONS, 'applied exactly once');
         const { rows } = await sql<{ n: number | string }>`select count(*) as n from projects`.execute(
           database.db,
         );

@@ -8,6 +8,7 @@ import * as m0005 from './migrations/0005-covering-published-order.ts';
 import * as m0006 from './migrations/0006-change-feed.ts';
 import * as m0007 from './migrations/0007-served-lz4.ts';
 import * as m0008 from './migrations/0008-changes-feed.ts';
+import * as m0009 from './migrations/0009-editorial.ts';
 
 /** Every migration, in order. Names are permanent: they are recorded in the database. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-change-feed': m0006,
   '0007-served-lz4': m0007,
   '0008-changes-feed': m0008,
+  '0009-editorial': m0009,
 };
 
 // Any constant shared by all Folio processes; it names the lock, nothing else.

@@ -15,6 +15,8 @@ export interface ProjectsTable {
    * so change numbers follow commit order.
    */
   change_seq: Generated<number>;
+  /** Where the site previews an article: an http(s) URL with `{token}` and maybe `{slug}`. */
+  preview_url: Generated<string | null>;
 }
 export type ProjectRow = Selectable<ProjectsTable>;
 export type NewProjectRow = Insertable<ProjectsTable>;
@@ -30,7 +32,10 @@ export interface ContentKeysTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** `content` reads what is published; `preview` reads the preview perspective (drafts too). */
+  kind: Generated<KeyKind>;
 }
+export type KeyKind = 'content' | 'preview';
 export type ContentKeyRow = Selectable<ContentKeysTable>;
 export type NewContentKeyRow = Insertable<ContentKeysTable>;
 
@@ -58,6 +63,17 @@ export interface ArticlesTable {
   change_seq: number | null;
   /** The slug the article was last served under: what the feed's delete names. */
   served_slug: string | null;
+  /** JSON text of the draft (`StoredDraft`), or null when the article has none. */
+  draft: Generated<string | null>;
+  /** The draft's slug, for slug conflicts; null without a draft. */
+  draft_slug: Generated<string | null>;
+  /** When the draft was saved; null without a draft. */
+  draft_updated_at: Generated<number | null>;
+  /** When a schedule publishes / unpublishes the article; null when none is set. */
+  publish_at: Generated<number | null>;
+  unpublish_at: Generated<number | null>;
+  /** The change number of the last change the preview perspective shows (drafts included). */
+  preview_seq: Generated<number | null>;
 }
 export type ArticleRow = Selectable<ArticlesTable>;
 export type NewArticleRow = Insertable<ArticlesTable>;
@@ -73,6 +89,28 @@ export interface ArticleTombstonesTable {
   deleted_at: number;
 }
 export type ArticleTombstoneRow = Selectable<ArticleTombstonesTable>;
+
+/** A deleted article, for replicas of the preview perspective, until pruned. */
+export interface PreviewTombstonesTable {
+  project_id: string;
+  id: string;
+  /** Its slug in the preview perspective when it was deleted. */
+  slug: string;
+  preview_seq: number;
+  deleted_at: number;
+}
+export type PreviewTombstoneRow = Selectable<PreviewTombstonesTable>;
+
+/** A preview link's token: one article, for an hour. */
+export interface PreviewTokensTable {
+  /** SHA-256 of the token, hex; the token itself is only in the link. */
+  token_hash: string;
+  project_id: string;
+  article_id: string;
+  created_at: number;
+  expires_at: number;
+}
+export type PreviewTokenRow = Selectable<PreviewTokensTable>;
 
 export interface EventsTable {
   /** The Standard Webhooks message id (`msg_…`), the same on every delivery attempt. */
@@ -158,6 +196,8 @@ export interface Database {
   content_keys: ContentKeysTable;
   articles: ArticlesTable;
   article_tombstones: ArticleTombstonesTable;
+  preview_tombstones: PreviewTombstonesTable;
+  preview_tokens: PreviewTokensTable;
   events: EventsTable;
   settings: SettingsTable;
   webhooks: WebhooksTable;

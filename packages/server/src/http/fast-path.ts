@@ -13,8 +13,8 @@ import { memoize } from './memoize.ts';
 import { type Admitted, type FastAccounting, NO_FIELDS } from './request-accounting.ts';
 import { type CachedBody, deliveryCacheKey, type ResponseCache } from './response-cache.ts';
 
-/** Who may read a route: the kinds of credential it accepts. */
-export type CredentialKind = 'content';
+/** Who may read a route: the kinds of credential it accepts. Only content keys' answers are cached. */
+export type CredentialKind = 'content' | 'preview' | 'preview-token';
 
 /**
  * What the fast path needs of a route, from the one table that also registers it with the
@@ -107,10 +107,10 @@ export function createFastPath(options: {
     if (!route || (route.freshUntil !== undefined && options.now() >= route.freshUntil)) return undefined;
     const header = request.headers.authorization;
     const bearer = header === undefined ? undefined : bearerOf(header);
-    const check = bearer && options.keys.recent(bearer);
-    if (!check || check.project.id !== route.projectId || !route.route.credentials.includes('content')) {
-      return undefined;
-    }
+    const check = bearer ? options.keys.recent(bearer) : undefined;
+    // Only content keys' answers are ever cached: a preview answer is built for each request.
+    if (check?.kind !== 'content' || check.project.id !== route.projectId) return undefined;
+    if (!route.route.credentials.includes('content')) return undefined;
     const entry = options.cache.get(cacheKeyOf(route, check.project.content_version));
     return entry ? { check, entry, route } : undefined;
   }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { negotiateEncoding } from './compression.ts';
-import { heldTag } from './etag.ts';
+import { heldTag, strongTag } from './etag.ts';
 import type { ResponseCache } from './response-cache.ts';
 
 /**
@@ -34,4 +34,19 @@ export async function sendJson(
   if (encoding !== 'identity') reply.header('content-encoding', encoding);
   reply.header('etag', entry.tags[encoding]);
   return reply.send(bytes);
+}
+
+/** What a preview answer is sent with: for one reader, kept by no cache (contract, Part 2). */
+export const PRIVATE_NO_STORE = 'private, no-store';
+
+/**
+ * Sends a JSON body that is for one reader and built for this request: a preview answer. It
+ * never enters the response cache, and its tag is not the one the same bytes would have for a
+ * content key, so neither can stand for the other in a conditional request.
+ */
+export function sendPrivateJson(reply: FastifyReply, body: string): FastifyReply {
+  reply.header('content-type', 'application/json; charset=utf-8');
+  reply.header('cache-control', PRIVATE_NO_STORE);
+  reply.header('etag', strongTag(`preview\n${body}`));
+  return reply.send(body);
 }

@@ -4,17 +4,14 @@ import { articleInputSchema, blocksJsonSchema } from '@folio/schema';
 import { Type } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { INVALID_BLOCKS } from '../test/invalid-blocks.ts';
 import {
+  addFormats,
   createValidatorCompiler,
   describeValidationErrors,
   MAX_DETAILS,
   summarizeDetails,
 } from './validation.ts';
-
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
 type Check = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 

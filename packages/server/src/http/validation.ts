@@ -6,8 +6,8 @@ import type { ErrorDetail } from '../errors.ts';
 import { createBoundedChecker } from './bounded-validation.ts';
 import { inlineRefs } from './inline-refs.ts';
 
-// ajv-formats is CommonJS; its default export arrives as the module object under type stripping.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+/** ajv-formats' plugin: CommonJS, so its default export arrives as the module object under type stripping. */
+export const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
 type Part = 'body' | 'querystring' | 'params' | 'headers';

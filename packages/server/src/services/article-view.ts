@@ -1,7 +1,9 @@
 import type {
   AdminArticle,
   ArticleListItem,
+  ArticleStatus,
   Block,
+  PreviewListItem,
   RelatedLink,
   Seo,
   SeoInput,
@@ -21,8 +23,14 @@ export function canonicalPath(site: SiteSettings, slug: string): string {
   return `${site.articles_path}/${encodeURIComponent(slug)}`;
 }
 
+/** What a served article is made of. */
+export type ServedSource = Pick<
+  ArticleRow,
+  'id' | 'slug' | 'title' | 'blocks' | 'seo' | 'published_at' | 'updated_at'
+>;
+
 /** An article as the delivery API serves it, without `related`. */
-export function toServedArticle(row: ArticleRow, site: SiteSettings): ArticleListItem {
+export function toServedArticle(row: ServedSource, site: SiteSettings): ArticleListItem {
   const blocks = JSON.parse(row.blocks) as Block[];
   return {
     id: row.id,
@@ -36,7 +44,7 @@ export function toServedArticle(row: ArticleRow, site: SiteSettings): ArticleLis
 }
 
 /** The served list item as JSON text: what the `served` column stores. */
-export function servedJson(row: ArticleRow, site: SiteSettings): string {
+export function servedJson(row: ServedSource, site: SiteSettings): string {
   return JSON.stringify(toServedArticle(row, site));
 }
 
@@ -69,6 +77,7 @@ export function sitemapEntryWriter(
 
 /** An article as the management API shows it: what was ingested, and its state. */
 export function toAdminArticle(row: ArticleRow): AdminArticle {
+  const draft = draftOf(row);
   return {
     id: row.id,
     slug: row.slug,
@@ -80,10 +89,60 @@ export function toAdminArticle(row: ArticleRow): AdminArticle {
     publishedAt: row.published_at === null ? null : isoTime(row.published_at),
     updatedAt: isoTime(row.updated_at),
     createdAt: isoTime(row.created_at),
+    draft: draft
+      ? {
+          slug: draft.slug,
+          title: draft.title,
+          blocks: JSON.parse(draft.blocks) as Block[],
+          seo: JSON.parse(draft.seo) as SeoInput,
+          related: JSON.parse(draft.related) as string[],
+          updatedAt: isoTime(draft.updatedAt),
+        }
+      : null,
+    publishAt: row.publish_at === null ? null : isoTime(row.publish_at),
+    unpublishAt: row.unpublish_at === null ? null : isoTime(row.unpublish_at),
   };
 }
 
-function buildSeo(row: ArticleRow, blocks: Block[], input: SeoInput, site: SiteSettings): Seo {
+/**
+ * A draft as the `draft` column stores it: the content columns' texts (blocks, seo and related
+ * as JSON text, as the article's own columns hold them).
+ */
+export type StoredDraft = Pick<ArticleRow, 'slug' | 'title' | 'blocks' | 'seo' | 'related'>;
+
+/** The article's draft and when it was saved, or undefined when it has none. */
+export function draftOf(
+  row: Pick<ArticleRow, 'draft' | 'draft_updated_at' | 'updated_at'>,
+): (StoredDraft & { updatedAt: number }) | undefined {
+  if (row.draft === null) return undefined;
+  return { ...(JSON.parse(row.draft) as StoredDraft), updatedAt: row.draft_updated_at ?? row.updated_at };
+}
+
+/** Where the article stands in the preview perspective. */
+export function articleStatus(row: ArticleRow): ArticleStatus {
+  if (row.published !== 1) return 'unpublished';
+  return row.draft === null ? 'published' : 'changed';
+}
+
+/** The article as the preview perspective shows it: its draft's content when it has one. */
+export function previewRow(row: ArticleRow): ArticleRow {
+  const draft = draftOf(row);
+  if (!draft) return row;
+  const { updatedAt, ...content } = draft;
+  return { ...row, ...content, updated_at: updatedAt };
+}
+
+/** An article in the preview perspective, as a preview key's list shows it. */
+export function toPreviewArticle(row: ArticleRow, site: SiteSettings): PreviewListItem {
+  const shown = previewRow(row);
+  return {
+    ...toServedArticle(shown, site),
+    publishedAt: row.published_at === null ? null : isoTime(row.published_at),
+    status: articleStatus(row),
+  };
+}
+
+function buildSeo(row: ServedSource, blocks: Block[], input: SeoInput, site: SiteSettings): Seo {
   const path = canonicalPath(site, row.slug);
   const title = input.title ?? row.title;
   const description = input.description ?? firstParagraphSummary(blocks);
@@ -101,7 +160,7 @@ function buildSeo(row: ArticleRow, blocks: Block[], input: SeoInput, site: SiteS
 }
 
 function blogPosting(
-  row: ArticleRow,
+  row: ServedSource,
   seo: { title: string; description: string; path: string; ogImage: string | null },
   site: SiteSettings,
 ): Record<string, unknown> {

@@ -3,8 +3,13 @@ import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
 import { successJson } from '../http/envelope.ts';
 import * as articles from '../store/articles.ts';
-import { type ChangeRow, listChangesAfter, pruneTombstones } from '../store/changes.ts';
-import { servedJsonOf } from './article-view.ts';
+import {
+  type ChangeRow,
+  listChangesAfter,
+  listPreviewChangesAfter,
+  pruneTombstones,
+} from '../store/changes.ts';
+import { servedJsonOf, toPreviewArticle } from './article-view.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /**
@@ -42,19 +47,22 @@ export function cursorBucketMs(retentionMs: number): number {
   return Math.max(1, Math.min(MAX_BUCKET_MS, Math.floor(retentionMs / BUCKETS_PER_RETENTION)));
 }
 
-export function encodeCursor(cursor: Cursor): string {
-  const text = `c1.${cursor.seq}.${cursor.skipDeletesUpTo}.${cursor.issuedAt}.${cursor.bucketMs}`;
+/** Which perspective a cursor was issued in: a content key's or a preview key's. */
+export type CursorPerspective = 'c1' | 'p1';
+
+export function encodeCursor(cursor: Cursor, perspective: CursorPerspective = 'c1'): string {
+  const text = `${perspective}.${cursor.seq}.${cursor.skipDeletesUpTo}.${cursor.issuedAt}.${cursor.bucketMs}`;
   return Buffer.from(text).toString('base64url');
 }
 
 /** The cursor `text` stands for; undefined when it is not one this feed issued. */
-export function decodeCursor(text: string): Cursor | undefined {
+export function decodeCursor(text: string, perspective: CursorPerspective = 'c1'): Cursor | undefined {
   if (!/^[A-Za-z0-9_-]{1,120}$/.test(text)) return undefined;
-  const match = /^c1\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.(\d{1,10})$/.exec(
+  const match = /^([cp]1)\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.(\d{1,10})$/.exec(
     Buffer.from(text, 'base64url').toString('latin1'),
   );
-  if (!match) return undefined;
-  const [seq, skipDeletesUpTo, issuedAt, bucketMs] = match.slice(1).map(Number) as [
+  if (!match || match[1] !== perspective) return undefined;
+  const [seq, skipDeletesUpTo, issuedAt, bucketMs] = match.slice(2).map(Number) as [
     number,
     number,
     number,
@@ -74,22 +82,71 @@ export function changesFreshUntil(since: string | undefined): number {
   return cursor ? cursor.issuedAt + cursor.bucketMs : 0;
 }
 
+type FeedDeps = ServiceDeps & { changesRetentionMs?: number | undefined };
+
+/** How one perspective's feed reads its changes and writes them as JSON. */
+interface FeedSource<R extends { seq: number }> {
+  perspective: CursorPerspective;
+  list(page: { after: number; skipDeletesUpTo: number; limit: number }): Promise<R[]>;
+  /** Each row's change as JSON; undefined for one deleted since the page was read. */
+  render(rows: R[]): Promise<(string | undefined)[]>;
+}
+
 /** One page of the feed: the whole `{ success, data: { changes, cursor, hasMore } }` body. */
 export async function listChangesBody(
-  deps: ServiceDeps & { changesRetentionMs?: number | undefined },
+  deps: FeedDeps,
   project: ProjectRow,
   query: ChangesQuery,
+): Promise<string> {
+  return feedPage(deps, project, query, {
+    perspective: 'c1',
+    list: (page) => listChangesAfter(deps.db, project.id, page),
+    render: (rows) => Promise.all(rows.map((row) => changeJson(deps, project, row))),
+  });
+}
+
+/**
+ * One page of the feed in the preview perspective: every article not deleted, drafts shown,
+ * with `status`; deletes only for deleted articles.
+ */
+export async function listPreviewChangesBody(
+  deps: FeedDeps,
+  project: ProjectRow,
+  query: ChangesQuery,
+): Promise<string> {
+  return feedPage(deps, project, query, {
+    perspective: 'p1',
+    list: (page) => listPreviewChangesAfter(deps.db, project.id, page),
+    render: async (rows) => {
+      const present = rows.filter((row) => row.present === 1).map((row) => row.id);
+      const found = new Map(
+        (await articles.findArticlesByIds(deps.db, project.id, present)).map((row) => [row.id, row]),
+      );
+      return rows.map((row) => {
+        if (row.present !== 1) return deleteJson(row.id, row.slug ?? '');
+        const article = found.get(row.id);
+        return article && `{"type":"upsert","article":${JSON.stringify(toPreviewArticle(article, project))}}`;
+      });
+    },
+  });
+}
+
+async function feedPage<R extends { seq: number }>(
+  deps: FeedDeps,
+  project: ProjectRow,
+  query: ChangesQuery,
+  source: FeedSource<R>,
 ): Promise<string> {
   const retentionMs = deps.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS;
   const now = deps.now();
   const bucketMs = cursorBucketMs(retentionMs);
   const current = now - (now % bucketMs);
-  const from = startingCursor(query.since, project, current, bucketMs);
+  const from = startingCursor(query.since, project, current, bucketMs, source.perspective);
   if (now - from.issuedAt > retentionMs) {
     throw new AppError('cursor_expired');
   }
   const limit = Math.min(query.limit, MAX_LIMIT);
-  const rows = await listChangesAfter(deps.db, project.id, {
+  const rows = await source.list({
     after: from.seq,
     skipDeletesUpTo: from.skipDeletesUpTo,
     limit: limit + 1,
@@ -102,12 +159,9 @@ export async function listChangesBody(
   const next: Cursor = hasMore
     ? { ...from, seq: last }
     : { seq: Math.max(last, from.skipDeletesUpTo), skipDeletesUpTo: 0, issuedAt: current, bucketMs };
-  const changes = (await Promise.all(page.map((row) => changeJson(deps, project, row)))).filter(
-    (json) => json !== undefined,
-  );
-  return successJson(
-    `{"changes":[${changes.join(',')}],"cursor":"${encodeCursor(next)}","hasMore":${hasMore}}`,
-  );
+  const changes = (await source.render(page)).filter((json) => json !== undefined);
+  const cursor = encodeCursor(next, source.perspective);
+  return successJson(`{"changes":[${changes.join(',')}],"cursor":"${cursor}","hasMore":${hasMore}}`);
 }
 
 function startingCursor(
@@ -115,11 +169,12 @@ function startingCursor(
   project: ProjectRow,
   current: number,
   bucketMs: number,
+  perspective: CursorPerspective,
 ): Cursor {
   if (since === undefined) {
     return { seq: 0, skipDeletesUpTo: Number(project.change_seq), issuedAt: current, bucketMs };
   }
-  const cursor = decodeCursor(since);
+  const cursor = decodeCursor(since, perspective);
   if (!cursor) {
     throw new AppError(
       'invalid_query',
@@ -130,14 +185,16 @@ function startingCursor(
   return cursor;
 }
 
+function deleteJson(id: string, slug: string): string {
+  return `{"type":"delete","id":${JSON.stringify(id)},"slug":${JSON.stringify(slug)}}`;
+}
+
 async function changeJson(
   deps: ServiceDeps,
   project: ProjectRow,
   row: ChangeRow,
 ): Promise<string | undefined> {
-  if (row.published !== 1) {
-    return `{"type":"delete","id":${JSON.stringify(row.id)},"slug":${JSON.stringify(row.slug)}}`;
-  }
+  if (row.published !== 1) return deleteJson(row.id, row.slug ?? '');
   // Rows stored before the served column have none until their next write.
   let served = row.served;
   if (served === null) {

@@ -1,5 +1,5 @@
 import type { ContentKey, CreatedContentKey } from '@folio/schema';
-import type { ContentKeyRow, ProjectRow } from '../db/tables.ts';
+import type { ContentKeyRow, KeyKind, ProjectRow } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as keys from '../store/content-keys.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -8,6 +8,8 @@ import { requireProject } from './projects.ts';
 import { generateId, generateToken, hashToken } from './tokens.ts';
 
 export const CONTENT_KEY_PREFIX = 'folio_ck_';
+export const PREVIEW_KEY_PREFIX = 'folio_pk_';
+const PREFIXES: Record<KeyKind, string> = { content: CONTENT_KEY_PREFIX, preview: PREVIEW_KEY_PREFIX };
 // Shown in lists so an operator can tell keys apart without the secret.
 const DISPLAY_PREFIX_LENGTH = CONTENT_KEY_PREFIX.length + 6;
 // lastUsedAt is for humans; writing it on every read would turn each read into a write.
@@ -17,31 +19,44 @@ function toContentKey(row: ContentKeyRow): ContentKey {
   return {
     id: row.id,
     name: row.name,
+    kind: row.kind,
     prefix: row.prefix,
     createdAt: isoTime(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : isoTime(row.last_used_at),
   };
 }
 
-/** Creates a key; the answer is the only place the secret ever appears. */
+/**
+ * Creates a key: a content key (`folio_ck_…`) or a preview key (`folio_pk_…`); the answer is
+ * the only place the secret ever appears.
+ */
 export async function createContentKey(
   deps: ServiceDeps,
   projectId: string,
   name: string,
+  kind: KeyKind = 'content',
 ): Promise<CreatedContentKey> {
   await requireProject(deps, projectId);
-  const key = generateToken(CONTENT_KEY_PREFIX);
+  const key = generateToken(PREFIXES[kind]);
   const row = await keys.insertContentKey(deps.db, {
     id: generateId('key'),
     project_id: projectId,
     name,
+    kind,
     prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
     key_hash: hashToken(key),
     created_at: deps.now(),
     last_used_at: null,
     revoked_at: null,
   });
-  return { id: row.id, name: row.name, prefix: row.prefix, key, createdAt: isoTime(row.created_at) };
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    prefix: row.prefix,
+    key,
+    createdAt: isoTime(row.created_at),
+  };
 }
 
 export async function listContentKeys(deps: ServiceDeps, projectId: string): Promise<ContentKey[]> {
@@ -58,6 +73,8 @@ export async function revokeContentKey(deps: ServiceDeps, projectId: string, key
 export interface AuthenticatedKey {
   /** The key's id: what its rate-limit budget is kept under (never the secret itself). */
   keyId: string;
+  /** What it reads: published content, or the preview perspective. */
+  kind: KeyKind;
   project: ProjectRow;
   lastUsedAt: number;
 }
@@ -77,9 +94,10 @@ export async function authenticateContentKey(
   projectId: string,
 ): Promise<AuthenticatedKey> {
   if (!token) throw missingContentKey();
-  const found = token.startsWith(CONTENT_KEY_PREFIX)
-    ? await keys.findContentKeyWithProject(deps.db, hashToken(token))
-    : undefined;
+  const found =
+    token.startsWith(CONTENT_KEY_PREFIX) || token.startsWith(PREVIEW_KEY_PREFIX)
+      ? await keys.findContentKeyWithProject(deps.db, hashToken(token))
+      : undefined;
   if (!found || found.revokedAt !== null) throw new AppError('unauthorized', 'The content key is not valid.');
   if (found.project.id !== projectId) {
     throw new AppError('forbidden', 'This content key belongs to another project.');
@@ -87,7 +105,7 @@ export async function authenticateContentKey(
   const now = deps.now();
   if (found.lastUsedAt === null || now - found.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     await keys.touchContentKey(deps.db, found.keyId, now);
-    return { keyId: found.keyId, project: found.project, lastUsedAt: now };
+    return { keyId: found.keyId, kind: found.kind, project: found.project, lastUsedAt: now };
   }
-  return { keyId: found.keyId, project: found.project, lastUsedAt: found.lastUsedAt };
+  return { keyId: found.keyId, kind: found.kind, project: found.project, lastUsedAt: found.lastUsedAt };
 }

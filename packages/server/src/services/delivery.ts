@@ -140,7 +140,8 @@ export function requireWebsiteUrl(project: ProjectRow): string {
   return project.website_url;
 }
 
-function orderBySlugs<T extends { slug: string }>(rows: T[], slugs: string[]): T[] {
+/** `rows` in the order of `slugs`, the author's; slugs without a row are left out. */
+export function orderBySlugs<T extends { slug: string }>(rows: T[], slugs: string[]): T[] {
   const bySlug = new Map(rows.map((row) => [row.slug, row]));
   return slugs.flatMap((slug) => bySlug.get(slug) ?? []);
 }

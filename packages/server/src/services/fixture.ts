@@ -1,29 +1,21 @@
 import type { Article } from '@folio/schema';
 import { fixtureArticle, fixtureRelated } from '../content/fixture-article.ts';
-import type { ArticleRow } from '../db/tables.ts';
-import { type SiteSettings, toRelatedLink, toServedArticle } from './article-view.ts';
+import { type ServedSource, type SiteSettings, toRelatedLink, toServedArticle } from './article-view.ts';
 
 // The example is shown as it would be served for a typical site.
 const EXAMPLE_SITE: SiteSettings = { website_url: 'https://www.example.com', articles_path: '/blog' };
 
 /** The public example article: every block type, served exactly as the delivery API serves. */
 export function buildFixtureArticle(): Article {
-  const { id, slug, title, blocks, seo, related, publishedAt, updatedAt } = fixtureArticle;
-  const row: ArticleRow = {
-    project_id: 'example',
+  const { id, slug, title, blocks, seo, publishedAt, updatedAt } = fixtureArticle;
+  const row: ServedSource = {
     id,
     slug,
     title,
     blocks: JSON.stringify(blocks),
     seo: JSON.stringify(seo ?? {}),
-    related: JSON.stringify(related ?? []),
-    published: 1,
     published_at: Date.parse(publishedAt),
     updated_at: Date.parse(updatedAt),
-    created_at: Date.parse(publishedAt),
-    served: null,
-    change_seq: null,
-    served_slug: null,
   };
   return {
     ...toServedArticle(row, EXAMPLE_SITE),

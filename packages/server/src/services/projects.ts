@@ -14,6 +14,7 @@ export function toProject(row: ProjectRow): Project {
     name: row.name,
     websiteUrl: row.website_url,
     articlesPath: row.articles_path,
+    previewUrl: row.preview_url,
     createdAt: isoTime(row.created_at),
   };
 }
@@ -24,6 +25,7 @@ export async function createProject(deps: ServiceDeps, input: NewProject): Promi
     name: input.name.trim() || input.name,
     website_url: normalizeWebsiteUrl(input.websiteUrl ?? null),
     articles_path: normalizeArticlesPath(input.articlesPath ?? ''),
+    preview_url: checkPreviewUrl(input.previewUrl ?? null),
     created_at: deps.now(),
   });
   return toProject(row);
@@ -49,6 +51,7 @@ export async function updateProject(deps: ServiceDeps, id: string, patch: Projec
   if (patch.name !== undefined) update.name = patch.name;
   if (patch.websiteUrl !== undefined) update.website_url = normalizeWebsiteUrl(patch.websiteUrl);
   if (patch.articlesPath !== undefined) update.articles_path = normalizeArticlesPath(patch.articlesPath);
+  if (patch.previewUrl !== undefined) update.preview_url = checkPreviewUrl(patch.previewUrl);
   return deps.db.transaction().execute(async (trx) => {
     const current = await store.findProject(trx, id);
     if (!current) throw notFound(`Project "${id}"`);
@@ -87,6 +90,29 @@ export function normalizeWebsiteUrl(value: string | null): string | null {
     throw refuse('must be an origin without a path, query or fragment, such as https://www.example.com');
   }
   return url.origin;
+}
+
+/**
+ * `null`, or an absolute http(s) URL holding `{token}` and at most `{slug}` besides: where the
+ * site previews an article (contract, Part 2: preview links).
+ */
+export function checkPreviewUrl(value: string | null): string | null {
+  if (value === null || value.trim() === '') return null;
+  const refuse = (why: string) =>
+    new AppError('invalid_body', `previewUrl ${why}.`, [{ path: '/previewUrl', message: why }]);
+  const template = value.trim();
+  if (!template.includes('{token}')) throw refuse('must contain {token}, where the preview token goes');
+  const other = template.replace(/\{(token|slug)\}/g, '').match(/\{[^}]*\}/);
+  if (other) throw refuse(`has the placeholder ${other[0]}; only {token} and {slug} are filled in`);
+  let url: URL;
+  try {
+    url = new URL(template.replace(/\{(token|slug)\}/g, 'x'));
+  } catch {
+    throw refuse('must be an absolute URL such as https://www.example.com/api/preview?token={token}');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('must use http or https');
+  if (url.username || url.password) throw refuse('must not contain credentials');
+  return template;
 }
 
 const PATH_SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/;

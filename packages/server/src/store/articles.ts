@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { ArticleRow, ArticleUpdate, Database, NewArticleRow } from '../db/tables.ts';
 
 /** A project's articles: every lookup below starts here. */
@@ -308,4 +308,135 @@ export async function listArticlesAfterId(
   let query = db.selectFrom('articles').selectAll().where('project_id', '=', projectId);
   if (afterId !== undefined) query = query.where('id', '>', afterId);
   return query.orderBy('id', 'asc').limit(limit).execute();
+}
+
+/**
+ * The id of an article other than `exceptId` that holds `slug`, as its stored slug or its
+ * draft's; undefined when none does.
+ */
+export async function findSlugHolder(
+  db: Kysely<Database>,
+  projectId: string,
+  slug: string,
+  exceptId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('articles')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('id', '!=', exceptId)
+    .where((eb) => eb.or([eb('slug', '=', slug), eb('draft_slug', '=', slug)]))
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** An article with a schedule time at or before some moment: `due` is the earlier of its times. */
+export interface DueSchedule {
+  project_id: string;
+  id: string;
+  due: number;
+}
+
+/**
+ * Up to `limit` articles with a publish or unpublish time at or before `by`, earliest first.
+ * Two probes of partial indexes that hold only scheduled articles: when nothing is due, the
+ * query reads nothing.
+ */
+export async function listSchedulesDueBy(
+  db: Kysely<Database>,
+  by: number,
+  limit: number,
+): Promise<DueSchedule[]> {
+  const publishing = db
+    .selectFrom('articles')
+    .select(['project_id', 'id', 'publish_at as due'])
+    .where('publish_at', 'is not', null)
+    .where('publish_at', '<=', by);
+  const unpublishing = db
+    .selectFrom('articles')
+    .select(['project_id', 'id', 'unpublish_at as due'])
+    .where('unpublish_at', 'is not', null)
+    .where('unpublish_at', '<=', by);
+  const rows = await publishing.unionAll(unpublishing).orderBy('due').limit(limit).execute();
+  return rows as DueSchedule[];
+}
+
+/**
+ * The preview perspective's order: publishedAt descending with never-published articles first,
+ * those by the updatedAt they show (their draft's when they have one) descending; then id
+ * descending (contract, Part 2).
+ */
+function inPreviewOrder<O>(query: SelectQueryBuilder<Database, 'articles', O>) {
+  return query
+    .orderBy(sql`published_at is null`, 'desc')
+    .orderBy('published_at', 'desc')
+    .orderBy(sql`case when published_at is null then coalesce(draft_updated_at, updated_at) end`, 'desc')
+    .orderBy('id', 'desc');
+}
+
+/** A page of all articles of a project in the preview perspective's order. */
+export async function listPreviewPage(
+  db: Kysely<Database>,
+  projectId: string,
+  page: { limit: number; offset: number },
+): Promise<ArticleRow[]> {
+  return inPreviewOrder(ofProject(db, projectId)).limit(page.limit).offset(page.offset).execute();
+}
+
+/** The article whose slug in the preview perspective is `slug`: its draft's, else its stored one. */
+export async function findPreviewArticleBySlug(
+  db: Kysely<Database>,
+  projectId: string,
+  slug: string,
+): Promise<ArticleRow | undefined> {
+  return ofProject(db, projectId)
+    .where((eb) =>
+      eb.or([eb('draft_slug', '=', slug), eb.and([eb('draft_slug', 'is', null), eb('slug', '=', slug)])]),
+    )
+    .executeTakeFirst();
+}
+
+/** What a related link in the preview perspective is made of. */
+export type PreviewRelatedRow = Pick<ArticleRow, 'id' | 'slug' | 'title' | 'draft' | 'draft_slug'>;
+
+/** The articles whose slug in the preview perspective is one of `slugs`. */
+export async function listPreviewBySlugs(
+  db: Kysely<Database>,
+  projectId: string,
+  slugs: string[],
+): Promise<PreviewRelatedRow[]> {
+  if (slugs.length === 0) return [];
+  return db
+    .selectFrom('articles')
+    .select(['id', 'slug', 'title', 'draft', 'draft_slug'])
+    .where('project_id', '=', projectId)
+    .where((eb) =>
+      eb.or([eb('draft_slug', 'in', slugs), eb.and([eb('draft_slug', 'is', null), eb('slug', 'in', slugs)])]),
+    )
+    .execute();
+}
+
+/** The first articles other than `excludeId` in the preview perspective's order. */
+export async function listLatestPreview(
+  db: Kysely<Database>,
+  projectId: string,
+  excludeId: string,
+  limit: number,
+): Promise<PreviewRelatedRow[]> {
+  const query = db
+    .selectFrom('articles')
+    .select(['id', 'slug', 'title', 'draft', 'draft_slug'])
+    .where('project_id', '=', projectId)
+    .where('id', '!=', excludeId);
+  return inPreviewOrder(query).limit(limit).execute();
+}
+
+/** The articles of a project with these ids, in any order. */
+export async function findArticlesByIds(
+  db: Kysely<Database>,
+  projectId: string,
+  ids: string[],
+): Promise<ArticleRow[]> {
+  if (ids.length === 0) return [];
+  return ofProject(db, projectId).where('id', 'in', ids).execute();
 }

@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { ArticleTombstoneRow, Database } from '../db/tables.ts';
+import type { ArticleTombstoneRow, Database, PreviewTombstoneRow } from '../db/tables.ts';
 
 /**
  * Takes the project's next change number and bumps its content version (cached answers go
@@ -21,6 +21,21 @@ export async function takeChangeSeq(trx: Transaction<Database>, projectId: strin
 }
 
 /**
+ * Takes the project's next change number for a change only the preview perspective sees (a
+ * draft saved or dropped, an unpublished article edited): content keys' cached answers stay.
+ * Under the project's write lock, as `takeChangeSeq`.
+ */
+export async function takePreviewSeq(trx: Transaction<Database>, projectId: string): Promise<number> {
+  const row = await trx
+    .updateTable('projects')
+    .set({ change_seq: sql<number>`change_seq + 1` })
+    .where('id', '=', projectId)
+    .returning('change_seq')
+    .executeTakeFirstOrThrow();
+  return Number(row.change_seq);
+}
+
+/**
  * Gives every published article of the project a change number of its own, in id order, and
  * bumps the content version: for a change to the project's site settings, which changes what
  * each of them serves. One statement (UPDATE … FROM, both dialects).
@@ -31,11 +46,15 @@ export async function restampPublished(trx: Transaction<Database>, projectId: st
     .select('change_seq')
     .where('id', '=', projectId)
     .executeTakeFirstOrThrow();
+  // Published articles first, one number each for both perspectives; then the others, which
+  // only the preview perspective shows.
   const result = await sql`
-    update articles set change_seq = ${base} + numbered.n
+    update articles set
+      change_seq = case when published = 1 then ${base} + numbered.n else change_seq end,
+      preview_seq = ${base} + numbered.n
     from (
-      select id, row_number() over (order by id) as n
-      from articles where project_id = ${projectId} and published = 1
+      select id, row_number() over (order by published desc, id) as n
+      from articles where project_id = ${projectId}
     ) numbered
     where articles.project_id = ${projectId} and articles.id = numbered.id`.execute(trx);
   const stamped = Number(result.numAffectedRows ?? 0);
@@ -51,6 +70,26 @@ export async function restampPublished(trx: Transaction<Database>, projectId: st
 
 export async function insertTombstone(trx: Transaction<Database>, row: ArticleTombstoneRow): Promise<void> {
   await trx.insertInto('article_tombstones').values(row).execute();
+}
+
+export async function insertPreviewTombstone(
+  trx: Transaction<Database>,
+  row: PreviewTombstoneRow,
+): Promise<void> {
+  await trx.insertInto('preview_tombstones').values(row).execute();
+}
+
+/** Removes the preview tombstone of `id`: an article created again under the same id. */
+export async function dropPreviewTombstone(
+  trx: Transaction<Database>,
+  projectId: string,
+  id: string,
+): Promise<void> {
+  await trx
+    .deleteFrom('preview_tombstones')
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Removes and returns the tombstone of `id`: an article created again under the same id. */
@@ -110,14 +149,52 @@ export async function listChangesAfter(
   return rows.map((row) => ({ ...row, seq: Number(row.seq), published: Number(row.published) }));
 }
 
+/** One entry of the preview feed: an article row (any state) or a preview tombstone. */
+export interface PreviewChangeRow {
+  id: string;
+  seq: number;
+  /** 1 for an article still there: an upsert; 0 for a deleted one. */
+  present: number;
+  /** The deleted article's slug in the preview perspective. */
+  slug: string | null;
+}
+
 /**
- * Deletes up to `batch` tombstones older than `before`; returns how many. Small batches keep
- * each statement short, so writers that insert tombstones never wait long behind it.
+ * Up to `limit` changes of the preview perspective with numbers above `after`, in number order;
+ * deletes numbered `skipDeletesUpTo` or lower are left out (a first sync), as in
+ * `listChangesAfter`. The articles' content is read afterwards, page by page.
+ */
+export async function listPreviewChangesAfter(
+  db: Kysely<Database>,
+  projectId: string,
+  page: { after: number; skipDeletesUpTo: number; limit: number },
+): Promise<PreviewChangeRow[]> {
+  const articles = db
+    .selectFrom('articles')
+    .select(['id', 'preview_seq as seq', sql<number>`1`.as('present'), sql<string | null>`null`.as('slug')])
+    .where('project_id', '=', projectId)
+    .where('preview_seq', '>', page.after);
+  const tombstones = db
+    .selectFrom('preview_tombstones')
+    .select(['id', 'preview_seq as seq', sql<number>`0`.as('present'), 'slug'])
+    .where('project_id', '=', projectId)
+    .where('preview_seq', '>', Math.max(page.after, page.skipDeletesUpTo));
+  const rows = await articles.unionAll(tombstones).orderBy('seq').limit(page.limit).execute();
+  return rows.map((row) => ({ ...row, seq: Number(row.seq), present: Number(row.present) }));
+}
+
+/**
+ * Deletes up to `batch` tombstones of either feed older than `before`; returns how many. Small
+ * batches keep each statement short, so writers that insert tombstones never wait long.
  */
 export async function pruneTombstones(db: Kysely<Database>, before: number, batch: number): Promise<number> {
-  const result = await sql`
-    delete from article_tombstones where (project_id, id) in (
-      select project_id, id from article_tombstones where deleted_at < ${before} limit ${batch}
-    )`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+  let pruned = 0;
+  for (const table of ['article_tombstones', 'preview_tombstones'] as const) {
+    const result = await sql`
+      delete from ${sql.table(table)} where (project_id, id) in (
+        select project_id, id from ${sql.table(table)} where deleted_at < ${before} limit ${batch}
+      )`.execute(db);
+    pruned += Number(result.numAffectedRows ?? 0);
+  }
+  return pruned;
 }

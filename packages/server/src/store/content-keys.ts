@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ContentKeyRow, Database, NewContentKeyRow, ProjectRow } from '../db/tables.ts';
+import type { ContentKeyRow, Database, KeyKind, NewContentKeyRow, ProjectRow } from '../db/tables.ts';
 
 export async function insertContentKey(db: Kysely<Database>, row: NewContentKeyRow): Promise<ContentKeyRow> {
   return db.insertInto('content_keys').values(row).returningAll().executeTakeFirstOrThrow();
@@ -43,6 +43,7 @@ export async function touchContentKey(db: Kysely<Database>, keyId: string, now: 
 
 export interface KeyWithProject {
   keyId: string;
+  kind: KeyKind;
   revokedAt: number | null;
   lastUsedAt: number | null;
   project: ProjectRow;
@@ -60,6 +61,7 @@ export async function findContentKeyWithProject(
       'k.id as key_id',
       'k.revoked_at',
       'k.last_used_at',
+      'k.kind',
       'p.id',
       'p.name',
       'p.website_url',
@@ -67,10 +69,11 @@ export async function findContentKeyWithProject(
       'p.created_at',
       'p.content_version',
       'p.change_seq',
+      'p.preview_url',
     ])
     .where('k.key_hash', '=', keyHash)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { key_id, revoked_at, last_used_at, ...project } = row;
-  return { keyId: key_id, revokedAt: revoked_at, lastUsedAt: last_used_at, project };
+  const { key_id, revoked_at, last_used_at, kind, ...project } = row;
+  return { keyId: key_id, kind, revokedAt: revoked_at, lastUsedAt: last_used_at, project };
 }

@@ -40,13 +40,16 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(Object.keys(data).sort(), [
           'blocks',
           'createdAt',
+          'draft',
           'id',
+          'publishAt',
           'published',
           'publishedAt',
           'related',
           'seo',
           'slug',
           'title',
+          'unpublishAt',
           'updatedAt',
         ]);
         assert.equal(data.id, 'hello-1');

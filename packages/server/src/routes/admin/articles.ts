@@ -4,7 +4,10 @@ import {
   ArticleIdSchema,
   articleInputSchema,
   type BlocksSchema,
+  draftInputSchema,
   type JsonSchemaDocument,
+  PreviewLinkSchema,
+  SchedulePatchSchema,
   Success,
   SuccessPage,
 } from '@folio/schema';
@@ -18,7 +21,10 @@ import {
   upsertArticle,
 } from '../../services/articles.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
+import { discardDraft, saveDraft } from '../../services/drafts.ts';
 import { MAX_PAGE_SIZE } from '../../services/pagination.ts';
+import { createPreviewLink } from '../../services/preview-links.ts';
+import { scheduleArticle } from '../../services/schedules.ts';
 import { AdminListQuery, errorResponses, NoContent, ProjectParams } from '../common.ts';
 
 const tags = ['Articles'];
@@ -29,9 +35,10 @@ export function articleRoutes(
   blocksSchema: JsonSchemaDocument,
 ): FastifyPluginAsyncTypebox {
   // Ingest validates blocks against the very document served at /public/v1/schema/blocks.json.
-  const ArticleInputSchema = articleInputSchema(
-    Type.Unsafe<typeof BlocksSchema.static>({ $ref: blocksSchema.$id }),
-  );
+  const blocks = Type.Unsafe<typeof BlocksSchema.static>({ $ref: blocksSchema.$id });
+  const ArticleInputSchema = articleInputSchema(blocks);
+  // A draft is validated exactly as an article: the same block schema, slug and link rules.
+  const DraftInputSchema = draftInputSchema(blocks);
   const one = { 200: Success(AdminArticleSchema), ...errorResponses };
 
   return async (app) => {
@@ -99,6 +106,75 @@ export function articleRoutes(
         success: true as const,
         data: await unpublishArticle(deps, request.params.projectId, request.params.articleId),
       }),
+    );
+
+    app.patch(
+      '/admin/v1/projects/:projectId/articles/:articleId',
+      {
+        schema: {
+          tags,
+          summary: 'Schedule publishing or unpublishing; a time at or before now applies at once',
+          params: ArticleParams,
+          body: SchedulePatchSchema,
+          response: one,
+        },
+      },
+      async (request) => ({
+        success: true as const,
+        data: await scheduleArticle(deps, request.params.projectId, request.params.articleId, request.body),
+      }),
+    );
+
+    app.put(
+      '/admin/v1/projects/:projectId/articles/:articleId/draft',
+      {
+        schema: {
+          tags,
+          summary: 'Save the draft: a working version content keys never see; creates the article if new',
+          params: ArticleParams,
+          body: DraftInputSchema,
+          response: { 201: Success(AdminArticleSchema), ...one },
+        },
+      },
+      async (request, reply) => {
+        const { projectId, articleId } = request.params;
+        const { article, created } = await saveDraft(deps, projectId, articleId, request.body);
+        reply.code(created ? 201 : 200);
+        return { success: true as const, data: article };
+      },
+    );
+
+    app.delete(
+      '/admin/v1/projects/:projectId/articles/:articleId/draft',
+      {
+        schema: {
+          tags,
+          summary: 'Discard the draft; what the article serves stays',
+          params: ArticleParams,
+          response: { 204: NoContent, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        await discardDraft(deps, request.params.projectId, request.params.articleId);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/admin/v1/projects/:projectId/articles/:articleId/preview-link',
+      {
+        schema: {
+          tags,
+          summary: "Make a one-hour link to the article's draft on the site, from the project's previewUrl",
+          params: ArticleParams,
+          response: { 201: Success(PreviewLinkSchema), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const link = await createPreviewLink(deps, request.params.projectId, request.params.articleId);
+        reply.code(201);
+        return { success: true as const, data: link };
+      },
     );
 
     app.delete(

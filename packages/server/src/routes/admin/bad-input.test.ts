@@ -302,7 +302,7 @@ for (const dialect of DIALECTS) {
         ['GET', '/admin/v2/projects'],
         ['GET', `/admin/v1/projects/${projectId}/unknown`],
         ['POST', `/admin/v1/projects/${projectId}/articles/existing/archive`],
-        ['PATCH', articleUrl('existing')],
+        ['POST', articleUrl('existing')],
         ['DELETE', `/admin/v1/projects/${projectId}`],
         ['PUT', '/admin/v1/projects'],
         ['GET', '/api/v2/projects/x/content'],

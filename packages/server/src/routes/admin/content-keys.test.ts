@@ -19,14 +19,15 @@ for (const dialect of DIALECTS) {
     const keysUrl = (id = projectId) => `/admin/v1/projects/${id}/keys`;
     const content = (id = projectId) => `/api/v1/projects/${id}/content`;
 
-    test('POST answers 201 with id, name, prefix, key and createdAt; the key is folio_ck_ and 32+ random bytes', async () => {
+    test('POST answers 201 with id, name, kind, prefix, key and createdAt; the key is folio_ck_ and 32+ random bytes', async () => {
       t.clock.advance(42);
       const response = await t.admin('POST', keysUrl(), { name: 'Website' });
       assert.equal(response.statusCode, 201, response.body);
       const { success, data } = response.json();
       assert.equal(success, true);
-      assert.deepEqual(Object.keys(data).sort(), ['createdAt', 'id', 'key', 'name', 'prefix']);
+      assert.deepEqual(Object.keys(data).sort(), ['createdAt', 'id', 'key', 'kind', 'name', 'prefix']);
       assert.equal(data.name, 'Website');
+      assert.equal(data.kind, 'content');
       assert.equal(data.createdAt, new Date(START_TIME + 42).toISOString());
       assert.match(data.key, /^folio_ck_[A-Za-z0-9_-]+$/);
       const secret = Buffer.from(data.key.slice('folio_ck_'.length), 'base64url');
@@ -44,7 +45,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.deliver(key, content())).statusCode, 200);
     });
 
-    test('the key is never shown again: the list has id, name, prefix, createdAt, lastUsedAt only', async () => {
+    test('the key is never shown again: the list has id, name, kind, prefix, createdAt, lastUsedAt only', async () => {
       const created = (await t.admin('POST', keysUrl(), { name: 'Website' })).json().data;
       const response = await t.admin('GET', keysUrl());
       assert.equal(response.statusCode, 200);
@@ -55,6 +56,7 @@ for (const dialect of DIALECTS) {
           {
             id: created.id,
             name: 'Website',
+            kind: 'content',
             prefix: created.prefix,
             createdAt: created.createdAt,
             lastUsedAt: null,

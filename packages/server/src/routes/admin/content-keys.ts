@@ -21,7 +21,7 @@ export function contentKeyRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
-          summary: 'Create a content key; the answer is the only time the key is shown',
+          summary: 'Create a content or preview key; the answer is the only time the key is shown',
           params: ProjectParams,
           body: NewContentKeySchema,
           response: { 201: Success(CreatedContentKeySchema), ...errorResponses },
@@ -31,7 +31,7 @@ export function contentKeyRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
         reply.code(201);
         return {
           success: true as const,
-          data: await createContentKey(deps, request.params.projectId, request.body.name),
+          data: await createContentKey(deps, request.params.projectId, request.body.name, request.body.kind),
         };
       },
     );
@@ -41,7 +41,7 @@ export function contentKeyRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
-          summary: 'List the working content keys, without secrets',
+          summary: 'List the working content and preview keys, without secrets',
           params: ProjectParams,
           querystring: AdminListQuery,
           response: { 200: SuccessPage(ContentKeySchema), ...errorResponses },

@@ -14,7 +14,7 @@ for (const dialect of DIALECTS) {
     });
     afterEach(() => t.close());
 
-    test('POST creates a project: 201 with id, name, websiteUrl, articlesPath and createdAt', async () => {
+    test('POST creates a project: 201 with id, name, websiteUrl, articlesPath, previewUrl and createdAt', async () => {
       t.clock.advance(1_234);
       const response = await t.admin('POST', PROJECTS, {
         name: 'My blog',
@@ -29,8 +29,10 @@ for (const dialect of DIALECTS) {
         'createdAt',
         'id',
         'name',
+        'previewUrl',
         'websiteUrl',
       ]);
+      assert.equal(body.data.previewUrl, null);
       assert.equal(typeof body.data.id, 'string');
       assert.ok(body.data.id.length > 0);
       assert.equal(body.data.name, 'My blog');

@@ -1,17 +1,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ProjectRow } from '../../db/tables.ts';
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../../errors.ts';
 import { readBearerToken } from '../../http/bearer.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { RequestAccounting } from '../../http/request-accounting.ts';
 import { deliveryCacheKey, type ResponseCache } from '../../http/response-cache.ts';
-import { sendJson } from '../../http/send-json.ts';
+import { sendJson, sendPrivateJson } from '../../http/send-json.ts';
 import { sendJsonStream } from '../../http/send-stream.ts';
+import type { AuthenticatedKey } from '../../services/content-keys.ts';
 import type { DeliveryDeps } from '../../services/delivery.ts';
 import type { KeyChecks } from '../../services/key-checks.ts';
+import {
+  authenticatePreviewToken,
+  PREVIEW_TOKEN_PREFIX,
+  type PreviewTokenReader,
+} from '../../services/preview-links.ts';
 import { errorResponses } from '../common.ts';
 import { DELIVERY_ROUTES, type DeliveryAsk } from './route-table.ts';
 
 const tags = ['Delivery'];
+
+/** A delivery request's credential, checked: a content or preview key, or a preview token. */
+type Reader = AuthenticatedKey | (PreviewTokenReader & { kind: 'preview-token' });
 const security = [{ contentKey: [] }];
 
 /**
@@ -26,13 +36,21 @@ export function deliveryRoutes(
   metrics: Metrics,
 ): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const projects = new WeakMap<object, ProjectRow>();
+    const readers = new WeakMap<object, Reader>();
+    const routes = new Map(DELIVERY_ROUTES.map((route) => [route.url, route]));
     // Authentication runs before the query is validated, so nothing is revealed without a key.
     app.addHook('onRequest', async (request, reply) => {
       const { projectId } = request.params as { projectId: string };
-      const key = await keys.authenticate(readBearerToken(request.headers.authorization), projectId);
-      await accounting.spend(request, reply, key.keyId);
-      projects.set(request, key.project);
+      const bearer = readBearerToken(request.headers.authorization);
+      const reader: Reader = bearer?.startsWith(PREVIEW_TOKEN_PREFIX)
+        ? { kind: 'preview-token', ...(await authenticatePreviewToken(deps, bearer, projectId)) }
+        : await keys.authenticate(bearer, projectId);
+      const route = routes.get(request.routeOptions.url ?? '');
+      if (route && !route.credentials.includes(reader.kind)) {
+        throw new AppError('unauthorized', 'A preview token reads only its own article, by its slug.');
+      }
+      await accounting.spend(request, reply, reader.keyId);
+      readers.set(request, reader);
     });
     const looked = (hit: boolean) => (hit ? metrics.cacheHit() : metrics.cacheMiss());
 
@@ -46,15 +64,26 @@ export function deliveryRoutes(
             summary: route.summary,
             params: route.params,
             ...(route.querystring ? { querystring: route.querystring } : {}),
-            response: { 200: route.response, ...errorResponses },
+            response: {
+              200: Type.Union([route.response, route.preview.response], {
+                description: 'For a content key; for a preview key or token, the preview perspective',
+              }),
+              ...errorResponses,
+            },
           },
         },
         async (request, reply) => {
-          const project = projects.get(request)!;
+          const reader = readers.get(request)!;
+          const project = reader.project;
           const ask: DeliveryAsk = {
             params: request.params as Record<string, string>,
             query: (request.query ?? {}) as Record<string, unknown>,
           };
+          if (reader.kind !== 'content') {
+            const articleId = 'articleId' in reader ? reader.articleId : undefined;
+            const body = await route.preview.ready(deps, project, ask, articleId ? { articleId } : {});
+            return sendPrivateJson(reply, body);
+          }
           const key = deliveryCacheKey(project.id, project.content_version, route.what(ask));
           const { answer } = route;
           if ('ready' in answer) {

@@ -4,6 +4,9 @@ import {
   ChangesPageSchema,
   ChangesQuerySchema,
   PageQuerySchema,
+  PreviewArticleSchema,
+  PreviewChangesPageSchema,
+  PreviewListItemSchema,
   SitemapEntrySchema,
   Success,
   SuccessPage,
@@ -11,7 +14,7 @@ import {
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { ProjectRow } from '../../db/tables.ts';
 import type { CachedRoute } from '../../http/fast-path.ts';
-import { changesFreshUntil, listChangesBody } from '../../services/changes.ts';
+import { changesFreshUntil, listChangesBody, listPreviewChangesBody } from '../../services/changes.ts';
 import {
   type DeliveryDeps,
   getPublishedArticleBody,
@@ -19,12 +22,19 @@ import {
   requireWebsiteUrl,
   streamSitemapBody,
 } from '../../services/delivery.ts';
+import { getPreviewArticleBody, listPreviewArticlesBody } from '../../services/preview.ts';
 import { ProjectParams } from '../common.ts';
 
 /** What a delivery request asks for, as the route's schemas leave it: defaults applied. */
 export interface DeliveryAsk {
   params: Record<string, string>;
   query: Record<string, unknown>;
+}
+
+/** Who reads a preview answer: a preview key, or a preview token good for one article. */
+export interface PreviewReader {
+  /** Set for a preview token: the one article it reads. */
+  articleId?: string;
 }
 
 /**
@@ -37,6 +47,11 @@ export interface DeliveryRoute extends CachedRoute {
   querystring?: TObject;
   /** The success answer's schema (serialization is the cached text's; this documents it). */
   response: TSchema;
+  /** The answer in the preview perspective, for preview credentials: built anew every time. */
+  preview: {
+    response: TSchema;
+    ready(deps: DeliveryDeps, project: ProjectRow, ask: DeliveryAsk, reader: PreviewReader): Promise<string>;
+  };
   answer:
     | { ready(deps: DeliveryDeps, project: ProjectRow, ask: DeliveryAsk): Promise<string> }
     | {
@@ -50,10 +65,15 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
   {
     url: '/api/v1/projects/:projectId/content',
     summary: 'List published articles, newest first',
-    credentials: ['content'],
+    credentials: ['content', 'preview'],
     params: ProjectParams,
     querystring: PageQuerySchema,
     response: SuccessPage(ArticleListItemSchema),
+    preview: {
+      response: SuccessPage(PreviewListItemSchema),
+      ready: (deps, project, { query }) =>
+        listPreviewArticlesBody(deps, project, { page: query.page as number, limit: query.limit as number }),
+    },
     what: ({ query }) => `list:${query.page}:${query.limit}`,
     answer: {
       ready: (deps, project, { query }) =>
@@ -66,28 +86,51 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
   {
     url: '/api/v1/projects/:projectId/content/by-slug/:slug',
     summary: 'Read one published article by its slug, with related articles',
-    credentials: ['content'],
+    credentials: ['content', 'preview', 'preview-token'],
     params: Type.Object({ projectId: Type.String(), slug: Type.String() }),
     response: Success(ArticleSchema),
+    preview: {
+      response: Success(PreviewArticleSchema),
+      ready: (deps, project, { params }, reader) =>
+        getPreviewArticleBody(deps, project, params.slug!, reader.articleId),
+    },
     what: ({ params }) => `slug:${params.slug}`,
     answer: { ready: (deps, project, { params }) => getPublishedArticleBody(deps, project, params.slug!) },
   },
   {
     url: '/api/v1/projects/:projectId/content/sitemap',
     summary: 'Every published article: its URL on the website and last modification',
-    credentials: ['content'],
+    credentials: ['content', 'preview'],
     params: ProjectParams,
     response: Success(Type.Array(SitemapEntrySchema)),
+    // Published articles only, as for a content key.
+    preview: {
+      response: Success(Type.Array(SitemapEntrySchema)),
+      ready: async (deps, project) => {
+        requireWebsiteUrl(project);
+        let body = '';
+        for await (const chunk of streamSitemapBody(deps, project)) body += chunk;
+        return body;
+      },
+    },
     what: () => 'sitemap',
     answer: { before: (project) => void requireWebsiteUrl(project), stream: streamSitemapBody },
   },
   {
     url: '/api/v1/projects/:projectId/content/changes',
     summary: 'What changed since a cursor: upserts and deletes in commit order, to keep a replica',
-    credentials: ['content'],
+    credentials: ['content', 'preview'],
     params: ProjectParams,
     querystring: ChangesQuerySchema,
     response: Success(ChangesPageSchema),
+    preview: {
+      response: Success(PreviewChangesPageSchema),
+      ready: (deps, project, { query }) =>
+        listPreviewChangesBody(deps, project, {
+          since: query.since as string | undefined,
+          limit: query.limit as number,
+        }),
+    },
     what: ({ query }) => `changes:${query.limit}:${query.since ?? ''}`,
     freshUntil: ({ query }) => changesFreshUntil(query.since as string | undefined),
     answer: {

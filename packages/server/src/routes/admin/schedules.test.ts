@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { createScheduler, type Scheduler } from '../../services/schedules.ts';
+import { assertInvalidBody, listEvents } from '../../test/assertions.ts';
+import { DIALECTS } from '../../test/databases.ts';
+import { createTestApp, newArticle, START_TIME, type TestApp } from '../../test/test-app.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const HOUR = 3_600_000;
+
+for (const dialect of DIALECTS) {
+  describe(`scheduled publishing [${dialect}]`, () => {
+    let t: TestApp;
+    let projectId: string;
+    let key: string;
+    let scheduler: Scheduler;
+    const errors: unknown[] = [];
+    beforeEach(async () => {
+      t = await createTestApp(dialect);
+      projectId = (await t.createProject()).id;
+      key = await t.createKey(projectId);
+      scheduler = createScheduler({ db: t.db, now: t.clock.now }, { onError: (error) => errors.push(error) });
+      errors.length = 0;
+    });
+    afterEach(async () => {
+      await scheduler.stop();
+      await t.close();
+      assert.deepEqual(errors, []);
+    });
+
+    const one = (id: string) => `/admin/v1/projects/${projectId}/articles/${id}`;
+    const put = (id: string, body: unknown) => t.admin('PUT', one(id), body);
+    const patch = (id: string, body: unknown) => t.admin('PATCH', one(id), body);
+    const get = async (id: string) => (await t.admin('GET', one(id))).json().data;
+    const served = async (slug: string) =>
+      (await t.deliver(key, `/api/v1/projects/${projectId}/content/by-slug/${slug}`)).statusCode;
+    const eventTypes = async () => (await listEvents(t.db)).map((event) => event.type);
+
+    test('PATCH sets publishAt; at that time the scheduler publishes, fires content.created and clears it', async () => {
+      await put('a', newArticle({ slug: 'later' }));
+      const set = await patch('a', { publishAt: iso(START_TIME + HOUR) });
+      assert.equal(set.statusCode, 200, set.body);
+      assert.equal(set.json().data.publishAt, iso(START_TIME + HOUR));
+      assert.equal(set.json().data.unpublishAt, null);
+      assert.equal(set.json().data.published, false);
+
+      assert.equal(await scheduler.runOnce(), 0, 'nothing is due yet');
+      t.clock.advance(HOUR - 1);
+      assert.equal(await scheduler.runOnce(), 0, 'a millisecond early');
+      assert.equal(await served('later'), 404);
+      t.clock.advance(1);
+      assert.equal(await scheduler.runOnce(), 1);
+      const article = await get('a');
+      assert.equal(article.published, true);
+      assert.equal(article.publishAt, null, 'a schedule that fired is cleared');
+      assert.equal(article.publishedAt, iso(START_TIME + HOUR));
+      assert.equal(await served('later'), 200);
+      assert.deepEqual(await eventTypes(), ['content.created']);
+      assert.equal(await scheduler.runOnce(), 0, 'it applies once');
+    });
+
+    test('unpublishAt unpublishes and fires content.unpublished; both times in one PATCH apply in order', async () => {
+      await put('a', newArticle({ slug: 'window' }));
+      await patch('a', { publishAt: iso(START_TIME + HOUR), unpublishAt: iso(START_TIME + 2 * HOUR) });
+      t.clock.advance(HOUR);
+      await scheduler.runOnce();
+      assert.equal(await served('window'), 200);
+      assert.equal((await get('a')).unpublishAt, iso(START_TIME + 2 * HOUR), 'the other time stays');
+      t.clock.advance(HOUR);
+      await scheduler.runOnce();
+      assert.equal(await served('window'), 404);
+      const article = await get('a');
+      assert.equal(article.unpublishAt, null);
+      assert.deepEqual(await eventTypes(), ['content.created', 'content.unpublished']);
+    });
+
+    test('a time at or before now applies at once, in the write that sets it', async () => {
+      await put('a', newArticle({ slug: 'now' }));
+      const response = await patch('a', { publishAt: iso(START_TIME) });
+      assert.equal(response.json().data.published, true);
+      assert.equal(response.json().data.publishAt, null);
+      assert.equal(await served('now'), 200, 'served as soon as the write answered');
+      const created = await put('b', newArticle({ slug: 'past', publishAt: iso(START_TIME - HOUR) }));
+      assert.equal(created.statusCode, 201);
+      assert.equal(created.json().data.published, true);
+      assert.deepEqual(await eventTypes(), ['content.created', 'content.created']);
+    });
+
+    test('a scheduled publish publishes the draft, as POST …/publish does', async () => {
+      await put('a', newArticle({ slug: 'live', title: 'Old', published: true }));
+      const draft = await t.admin('PUT', `${one('a')}/draft`, {
+        ...newArticle({ slug: 'live', title: 'New' }),
+        publishAt: iso(START_TIME + HOUR),
+      });
+      assert.equal(draft.json().data.publishAt, iso(START_TIME + HOUR));
+      t.clock.advance(HOUR);
+      await scheduler.runOnce();
+      const article = await get('a');
+      assert.equal(article.title, 'New');
+      assert.equal(article.draft, null);
+      const events = await listEvents(t.db);
+      assert.equal(events.at(-1)!.type, 'content.updated');
+    });
+
+    test('a manual publish clears publishAt; a manual unpublish clears both', async () => {
+      await put('a', newArticle({ slug: 'manual' }));
+      await patch('a', { publishAt: iso(START_TIME + HOUR), unpublishAt: iso(START_TIME + 2 * HOUR) });
+      const published = (await t.admin('POST', `${one('a')}/publish`)).json().data;
+      assert.equal(published.publishAt, null);
+      assert.equal(published.unpublishAt, iso(START_TIME + 2 * HOUR));
+      await patch('a', { unpublishAt: iso(START_TIME + 3 * HOUR) });
+      const unpublished = (await t.admin('POST', `${one('a')}/unpublish`)).json().data;
+      assert.equal(unpublished.publishAt, null);
+      assert.equal(unpublished.unpublishAt, null);
+    });
+
+    test('PATCH with null clears a time; absent keeps it', async () => {
+      await put('a', newArticle({ slug: 'keep' }));
+      await patch('a', { publishAt: iso(START_TIME + HOUR), unpublishAt: iso(START_TIME + 2 * HOUR) });
+      const kept = (await patch('a', { unpublishAt: null })).json().data;
+      assert.equal(kept.publishAt, iso(START_TIME + HOUR));
+      assert.equal(kept.unpublishAt, null);
+      const replaced = (await put('a', newArticle({ slug: 'keep', title: 'Edited' }))).json().data;
+      assert.equal(replaced.publishAt, iso(START_TIME + HOUR), 'a live PUT without times keeps them');
+    });
+
+    test('a schedule on a deleted article is dropped with it', async () => {
+      await put('a', newArticle({ slug: 'gone' }));
+      await patch('a', { publishAt: iso(START_TIME + HOUR) });
+      assert.equal((await t.admin('DELETE', one('a'))).statusCode, 204);
+      t.clock.advance(HOUR);
+      assert.equal(await scheduler.runOnce(), 0);
+      assert.deepEqual(await eventTypes(), []);
+    });
+
+    test('bad schedules answer 400 with details and change nothing', async () => {
+      await put('a', newArticle({ slug: 'bad' }));
+      await patch('a', { publishAt: iso(START_TIME + 2 * HOUR) });
+      const before = await get('a');
+      assertInvalidBody(
+        await patch('a', { unpublishAt: iso(START_TIME + HOUR) }),
+        '/unpublishAt',
+        'before publishAt',
+      );
+      assertInvalidBody(
+        await patch('a', { publishAt: iso(START_TIME + 3 * HOUR), unpublishAt: iso(START_TIME) }),
+        '/unpublishAt',
+        'both, in the wrong order',
+      );
+      for (const value of ['tomorrow', '2026-13-01T00:00:00Z', '2026-11-20T10:00:00', 12345, true]) {
+        assertInvalidBody(await patch('a', { publishAt: value }), '/publishAt', JSON.stringify(value));
+      }
+      assertInvalidBody(await patch('a', { publishAt: null, other: 1 }), '/other', 'unknown field');
+      assertInvalidBody(
+        await put('a', { ...newArticle({ slug: 'bad' }), unpublishAt: 'soon' }),
+        '/unpublishAt',
+        'on the PUT',
+      );
+      assert.deepEqual(await get('a'), before);
+      assert.equal((await patch('missing', { publishAt: null })).statusCode, 404);
+    });
+
+    if (dialect === 'postgres') {
+      test('several schedulers on one database apply each schedule exactly once', async () => {
+        const others = [0, 1, 2].map(() =>
+          createScheduler(
+            { db: t.database.connectAgain(), now: t.clock.now },
+            { onError: (e) => errors.push(e) },
+          ),
+        );
+        for (let i = 0; i < 10; i++) {
+          await put(`a${i}`, newArticle({ slug: `race-${i}`, publishAt: iso(START_TIME + HOUR) }));
+        }
+        t.clock.advance(HOUR);
+        const applied = await Promise.all([scheduler, ...others].map((s) => s.runOnce()));
+        assert.equal(
+          applied.reduce((sum, n) => sum + n, 0),
+          10,
+        );
+        assert.deepEqual(await eventTypes(), Array(10).fill('content.created'));
+        await Promise.all(others.map((s) => s.stop()));
+      });
+    }
+  });
+}

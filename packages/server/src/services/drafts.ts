@@ -1,0 +1,99 @@
+import type { AdminArticle, DraftInput } from '@folio/schema';
+import type { ArticleRow } from '../db/tables.ts';
+import { AppError } from '../errors.ts';
+import * as articles from '../store/articles.ts';
+import type { StoredDraft } from './article-view.ts';
+import { draftOf, servedJson, toAdminArticle } from './article-view.ts';
+import {
+  applyChange,
+  applyDue,
+  type ContentColumns,
+  claimSlug,
+  contentColumns,
+  contentDiffers,
+  findArticleOr404,
+  lockProjectIn,
+  scheduleColumns,
+  withSlugConflicts,
+} from './article-writes.ts';
+import { stampNewArticle } from './change-log.ts';
+import { type ServiceDeps, transact } from './deps.ts';
+
+/**
+ * Drafts (contract, Part 2): a working version beside what an article serves. Saving one never
+ * changes what content keys see and sends no webhook; publishing makes it the served content.
+ */
+
+export interface DraftResult {
+  article: AdminArticle;
+  /** The article did not exist: it was created unpublished, holding the draft. */
+  created: boolean;
+}
+
+/** Saves the draft of article `id`, creating the article (unpublished) when it is new. */
+export async function saveDraft(
+  deps: ServiceDeps,
+  projectId: string,
+  id: string,
+  input: DraftInput,
+): Promise<DraftResult> {
+  const content = contentColumns(input);
+  return transact(deps, (trx) =>
+    withSlugConflicts(content.slug, async () => {
+      const now = deps.now();
+      const site = await lockProjectIn(trx, projectId);
+      await claimSlug(trx, projectId, id, content.slug);
+      const existing = await articles.findArticle(trx, projectId, id);
+      const draft = { draft: storedDraft(content), draft_slug: content.slug, draft_updated_at: now };
+      if (!existing) {
+        // Its stored content is the draft's too: it serves nothing until it is published.
+        const fresh: ArticleRow = {
+          project_id: projectId,
+          id,
+          ...content,
+          ...draft,
+          published: 0,
+          published_at: null,
+          updated_at: now,
+          created_at: now,
+          served: null,
+          ...scheduleColumns({ publish_at: null, unpublish_at: null }, input),
+          ...(await stampNewArticle(trx, projectId, id, false, content.slug)),
+        };
+        const inserted = await articles.insertArticle(trx, { ...fresh, served: servedJson(fresh, site) });
+        const row = await applyDue(trx, site, inserted, now);
+        return { article: toAdminArticle(row), created: true };
+      }
+      // The same draft saved again changes nothing: its updatedAt stays.
+      const current = draftOf(existing);
+      const same = current !== undefined && !contentDiffers(current, content);
+      const side = { ...(same ? {} : draft), ...scheduleColumns(existing, input) };
+      const changed = await applyChange(
+        trx,
+        site,
+        existing,
+        { publish: existing.published === 1, side },
+        now,
+      );
+      const row = await applyDue(trx, site, changed, now);
+      return { article: toAdminArticle(row), created: false };
+    }),
+  );
+}
+
+/** Drops the draft of article `id`; 404 when it has none. */
+export async function discardDraft(deps: ServiceDeps, projectId: string, id: string): Promise<void> {
+  await transact(deps, async (trx) => {
+    const site = await lockProjectIn(trx, projectId);
+    const existing = await findArticleOr404(trx, projectId, id);
+    if (existing.draft === null) throw new AppError('not_found', `Article "${id}" has no draft.`);
+    const side = { draft: null, draft_slug: null, draft_updated_at: null };
+    await applyChange(trx, site, existing, { publish: existing.published === 1, side }, deps.now());
+  });
+}
+
+function storedDraft(content: ContentColumns): string {
+  const { slug, title, blocks, seo, related } = content;
+  const draft: StoredDraft = { slug, title, blocks, seo, related };
+  return JSON.stringify(draft);
+}

@@ -38,6 +38,7 @@ for (const dialect of DIALECTS) {
         '0006-change-feed',
         '0007-served-lz4',
         '0008-changes-feed',
+        '0009-editorial',
       ]);
       assert.equal(first.json().database, dialect);
       const again = await folio('migrate');

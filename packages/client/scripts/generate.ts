@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   ArticleListItemSchema,
   ArticleSchema,
+  ArticleStatusSchema,
   BLOCK_SCHEMAS,
   BLOCK_TYPES,
   ChangeDeleteSchema,
@@ -16,7 +17,11 @@ import {
   ChangeUpsertSchema,
   ErrorBodySchema,
   FaqItemSchema,
+  KeyKindSchema,
   PaginationSchema,
+  PreviewArticleSchema,
+  PreviewChangesPageSchema,
+  PreviewListItemSchema,
   RelatedLinkSchema,
   SeoSchema,
   SitemapEntrySchema,
@@ -80,13 +85,57 @@ const declarations: Declaration[] = [
     schema: ChangeSchema,
   },
   { name: 'ChangesPage', doc: 'One answer of the changes feed.', schema: ChangesPageSchema },
+  {
+    name: 'KeyKind',
+    doc: 'What a key reads: `content` (folio_ck_…) what is published, `preview` (folio_pk_…) drafts too.',
+    schema: KeyKindSchema,
+  },
+  {
+    name: 'ArticleStatus',
+    doc: 'Where an article stands in the preview perspective: served as is, served with a draft, or not served.',
+    schema: ArticleStatusSchema,
+  },
+  {
+    name: 'PreviewListItem',
+    doc: 'An article in the preview perspective, as a list shows it: its draft when it has one.',
+    schema: PreviewListItemSchema,
+  },
+  {
+    name: 'PreviewArticle',
+    doc: 'An article in the preview perspective, as a preview key or preview token reads it by slug.',
+    schema: PreviewArticleSchema,
+  },
+  {
+    name: 'PreviewChangeUpsert',
+    doc: 'A change of the preview feed that stores `article` (drafts shown) in the replica.',
+    schema: previewUpsertSchema(),
+  },
+  {
+    name: 'PreviewChange',
+    doc: 'One entry of the changes feed read with a preview key.',
+    schema: PreviewChangesPageSchema.properties.changes.items,
+  },
+  {
+    name: 'PreviewChangesPage',
+    doc: 'One answer of the changes feed to a preview key.',
+    schema: PreviewChangesPageSchema,
+  },
 ];
+
+/** The upsert member of the preview feed's change union, which @folio/schema does not name. */
+function previewUpsertSchema(): object {
+  const upsert = PreviewChangesPageSchema.properties.changes.items.anyOf[0];
+  if (upsert?.properties.type.const !== 'upsert') throw new Error('the preview feed changed shape');
+  return upsert;
+}
 
 // The response schema passes served blocks through unchecked (`{ type: 'object' }` items), but
 // ingest validated them against the block schema, so @folio/schema types them as `Block[]`.
 const overrides = new Map<object, string>([
   [ArticleSchema.properties.blocks, 'Block[]'],
   [ArticleListItemSchema.properties.blocks, 'Block[]'],
+  [PreviewListItemSchema.properties.blocks, 'Block[]'],
+  [PreviewArticleSchema.properties.blocks, 'Block[]'],
 ]);
 
 /** The link rules, copied verbatim: they must import nothing, or the copy would not stand alone. */

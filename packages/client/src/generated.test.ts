@@ -73,6 +73,12 @@ export type GeneratedMatchesSchema = ExpectAllSame<{
   Pagination: Same<Generated.Pagination, Schema.Pagination>;
   SitemapEntry: Same<Generated.SitemapEntry, Schema.SitemapEntry>;
   ErrorBody: Same<Generated.ErrorBody, Schema.ErrorBody>;
+  KeyKind: Same<Generated.KeyKind, Schema.KeyKind>;
+  ArticleStatus: Same<Generated.ArticleStatus, Schema.ArticleStatus>;
+  PreviewListItem: Same<Generated.PreviewListItem, Schema.PreviewListItem>;
+  PreviewArticle: Same<Generated.PreviewArticle, Schema.PreviewArticle>;
+  PreviewChangesPage: Same<Generated.PreviewChangesPage, Schema.PreviewChangesPage>;
+  'PreviewChangesPage.changes[]': Same<Generated.PreviewChange, Schema.PreviewChangesPage['changes'][number]>;
   'ErrorBody.error': Same<Generated.ErrorBody['error'], Schema.ErrorBody['error']>;
   'ErrorBody.error.details[]': Same<ErrorDetail<Generated.ErrorBody>, ErrorDetail<Schema.ErrorBody>>;
 }>;

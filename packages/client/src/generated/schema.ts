@@ -258,3 +258,57 @@ export type ChangesPage = {
   /** Call again at once with `cursor`: more changes are waiting */
   hasMore: boolean;
 };
+
+/** What a key reads: `content` (folio_ck_…) what is published, `preview` (folio_pk_…) drafts too. */
+export type KeyKind = 'content' | 'preview';
+
+/** Where an article stands in the preview perspective: served as is, served with a draft, or not served. */
+export type ArticleStatus = 'published' | 'changed' | 'unpublished';
+
+/** An article in the preview perspective, as a list shows it: its draft when it has one. */
+export type PreviewListItem = {
+  id: string;
+  slug: string;
+  title: string;
+  /** Blocks; see /public/v1/schema/blocks.json */
+  blocks: Block[];
+  seo: Seo;
+  publishedAt: string | null;
+  /** ISO 8601 UTC with milliseconds */
+  updatedAt: string;
+  status: ArticleStatus;
+};
+
+/** An article in the preview perspective, as a preview key or preview token reads it by slug. */
+export type PreviewArticle = {
+  id: string;
+  slug: string;
+  title: string;
+  /** Blocks; see /public/v1/schema/blocks.json */
+  blocks: Block[];
+  seo: Seo;
+  publishedAt: string | null;
+  /** ISO 8601 UTC with milliseconds */
+  updatedAt: string;
+  status: ArticleStatus;
+  related: RelatedLink[];
+};
+
+/** A change of the preview feed that stores `article` (drafts shown) in the replica. */
+export type PreviewChangeUpsert = {
+  type: 'upsert';
+  /** An article in the preview perspective (preview key): its draft when it has one */
+  article: PreviewListItem;
+};
+
+/** One entry of the changes feed read with a preview key. */
+export type PreviewChange = PreviewChangeUpsert | ChangeDelete;
+
+/** One answer of the changes feed to a preview key. */
+export type PreviewChangesPage = {
+  changes: PreviewChange[];
+  /** Opaque: pass it as `since` to get what changed after this answer */
+  cursor: string;
+  /** Call again at once with `cursor`: more changes are waiting */
+  hasMore: boolean;
+};

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ClientOptions, createClient } from './client.ts';
+import { createClient } from './client.ts';
+import type { ClientOptions, ContentClientOptions } from './client-types.ts';
 import { FolioError } from './folio-error.ts';
 
 type Reply = Response | Error | ((signal: AbortSignal) => Promise<Response>);
 
 /** A scripted fetch: answers each call with the next reply and records what was asked. */
 function fakeFetch(replies: Reply[]) {
-  const calls: { url: string; headers: Headers }[] = [];
+  const calls: { url: string; headers: Headers; cache: RequestCache | undefined }[] = [];
   const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    calls.push({ url: String(input), headers: new Headers(init?.headers) });
+    calls.push({ url: String(input), headers: new Headers(init?.headers), cache: init?.cache });
     const reply = replies.shift();
     if (reply === undefined) throw new Error(`unexpected request ${String(input)}`);
     if (reply instanceof Error) throw reply;
@@ -35,7 +36,7 @@ const pagination = (page: number, totalPages: number, limit = 2) => ({
 });
 const item = (slug: string) => ({ id: slug, slug, title: slug.toUpperCase() });
 
-function client(replies: Reply[], options: Partial<ClientOptions> = {}) {
+function client(replies: Reply[], options: Partial<ContentClientOptions> = {}) {
   const fake = fakeFetch(replies);
   const sleeps: number[] = [];
   const folio = createClient({
@@ -140,6 +141,69 @@ describe('createClient requests', () => {
     const { folio, calls } = client([json({ success: true, data: entries })]);
     assert.deepEqual(await folio.getSitemap(), entries);
     assert.equal(calls[0]!.url, `${ROOT}/sitemap`);
+  });
+});
+
+describe('createClient previews', () => {
+  const previewArticle = { ...item('draft'), status: 'changed', publishedAt: null, related: [] };
+
+  it('reads with a preview token as the bearer, asking fetch to store nothing', async () => {
+    const { folio, calls } = client([
+      json({ success: true, data: previewArticle }),
+      json({ success: true, data: [] }),
+    ]);
+    assert.deepEqual(await folio.getArticle('draft', { previewToken: 'folio_pt_abc' }), previewArticle);
+    assert.equal(calls[0]!.url, `${ROOT}/by-slug/draft`);
+    assert.equal(calls[0]!.headers.get('authorization'), 'Bearer folio_pt_abc');
+    assert.equal(calls[0]!.cache, 'no-store');
+    // The token was for that one read: the client's key and fetch's default cache are back.
+    await folio.getSitemap();
+    assert.equal(calls[1]!.headers.get('authorization'), 'Bearer ck_secret');
+    assert.equal(calls[1]!.cache, undefined);
+  });
+
+  it('refuses an empty or missing preview token rather than reading with the key', async () => {
+    const { folio, calls } = client([]);
+    for (const previewToken of ['', '  ', undefined, null]) {
+      const options = { previewToken } as unknown as { previewToken: string };
+      await assert.rejects(folio.getArticle('draft', options), {
+        name: 'TypeError',
+        message: /empty previewToken/,
+      });
+    }
+    assert.equal(calls.length, 0);
+  });
+
+  it('throws the 401 of a bad or expired token, and refuses an answer without status', async () => {
+    const { folio } = client([
+      json(errorBody('unauthorized', 'The preview token is not valid or has expired.'), 401),
+      json({ success: true, data: { ...item('draft'), related: [] } }),
+    ]);
+    await assert.rejects(folio.getArticle('draft', { previewToken: 'folio_pt_old' }), {
+      name: 'FolioError',
+      status: 401,
+      code: 'unauthorized',
+    });
+    await assert.rejects(folio.getArticle('draft', { previewToken: 'folio_ck_not_a_token' }), {
+      code: 'invalid_response',
+    });
+  });
+
+  it('reads everything with a preview key, asking fetch to store nothing', async () => {
+    const page = { success: true, data: [previewArticle], pagination: pagination(1, 1) };
+    const { fetch, calls } = fakeFetch([json(page), json({ success: true, data: previewArticle })]);
+    const folio = createClient({
+      baseUrl: 'https://folio.example.com/',
+      projectId: 'proj 1',
+      previewKey: 'folio_pk_secret',
+      fetch,
+    });
+    assert.deepEqual((await folio.listArticles()).data, [previewArticle]);
+    assert.deepEqual(await folio.getArticle('draft'), previewArticle);
+    for (const call of calls) {
+      assert.equal(call.headers.get('authorization'), 'Bearer folio_pk_secret');
+      assert.equal(call.cache, 'no-store');
+    }
   });
 });
 
@@ -340,6 +404,28 @@ describe('createClient guards', () => {
 
   it('runs on the server', () => {
     assert.equal(typeof createClient(options).getArticle, 'function');
+  });
+
+  it('refuses a preview key in a browser too: it is a secret like a content key', () => {
+    withGlobals(['window'], () =>
+      assert.throws(
+        () =>
+          createClient({ baseUrl: 'https://folio.example.com', projectId: 'p', previewKey: 'folio_pk_x' }),
+        /browser.*server-only.*rule 5/s,
+      ),
+    );
+  });
+
+  it('refuses a key under the wrong option, both keys, and a preview token as a key', () => {
+    const base = { baseUrl: 'https://folio.example.com', projectId: 'p' };
+    assert.throws(() => createClient({ ...base, contentKey: 'folio_pk_x' }), /preview key.*previewKey/);
+    assert.throws(() => createClient({ ...base, previewKey: 'folio_ck_x' }), /content key.*contentKey/);
+    assert.throws(() => createClient({ ...base, contentKey: 'folio_pt_x' }), /preview token.*getArticle/);
+    assert.throws(() => createClient({ ...base, previewKey: 'folio_pt_x' }), /preview token.*getArticle/);
+    const both = { ...base, contentKey: 'folio_ck_x', previewKey: 'folio_pk_x' } as unknown as ClientOptions;
+    assert.throws(() => createClient(both), /not both/);
+    assert.throws(() => createClient({ ...base, previewKey: '' }), /non-empty previewKey/);
+    assert.throws(() => createClient(base as ClientOptions), /non-empty contentKey \(or a previewKey\)/);
   });
 
   it('refuses missing settings and a non-http base URL', () => {

@@ -1,112 +1,28 @@
+import type {
+  ArticleOf,
+  ChangeOf,
+  ClientOptions,
+  CommonClientOptions,
+  ContentClientOptions,
+  FolioClient,
+  ListArticlesOptions,
+  ListItemOf,
+  PreviewClientOptions,
+  PreviewTokenOptions,
+  RequestOptions,
+  SyncOptions,
+} from './client-types.ts';
+import { clientKey, previewTokenOf, refuseBrowser } from './credentials.ts';
 import { errorFromResponse, FolioError } from './folio-error.ts';
 import type {
-  Article,
-  ArticleListItem,
-  Change,
   ChangesPage,
+  KeyKind,
   Pagination,
+  PreviewChangesPage,
   SitemapEntry,
 } from './generated/schema.ts';
 import { getJson, type RequestSettings } from './request.ts';
 import { sleep } from './retry.ts';
-
-/** Options of `createClient`. */
-export interface ClientOptions {
-  /** Folio's base address, e.g. `https://folio.example.com`. */
-  baseUrl: string;
-  /** The project id from the dashboard's Connection card. */
-  projectId: string;
-  /** A content key; server-only (seed rule 5). */
-  contentKey: string;
-  /** The fetch to use; defaults to the global one. */
-  fetch?: typeof globalThis.fetch;
-  /** Timeout of one attempt, including reading the body. Default 10,000 ms. */
-  timeoutMs?: number;
-  /** Retries after a 429, a 5xx, a network error or a timeout. Default 2. */
-  retries?: number;
-  /** First backoff delay, doubled on each retry. Default 250 ms. */
-  retryDelayMs?: number;
-  /** Cap of any wait between attempts, `Retry-After` included. Default 10,000 ms. */
-  maxRetryDelayMs?: number;
-  /** For tests: how to wait between attempts. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** For tests: the clock used to read a `Retry-After` date. */
-  now?: () => number;
-  /** For tests: the jitter source, a number in [0, 1). */
-  random?: () => number;
-}
-
-/** Per-call options. */
-export interface RequestOptions {
-  /** Aborts the call, including waits between retries. */
-  signal?: AbortSignal;
-}
-
-/** Options of `listArticles`. */
-export interface ListArticlesOptions extends RequestOptions {
-  /** 1-based page. Default 1. */
-  page?: number;
-  /** Items per page, at most 100. Default 20. */
-  limit?: number;
-}
-
-/** One page of published articles, newest first. */
-export interface ArticlePage {
-  data: ArticleListItem[];
-  pagination: Pagination;
-}
-
-/** Options of `sync`. */
-export interface SyncOptions extends RequestOptions {
-  /** The cursor the last sync returned; omit for a first sync of everything published. */
-  cursor?: string | undefined;
-  /** Changes per request, at most 100. Default 100. */
-  limit?: number;
-}
-
-/** What a sync brings: apply `changes` in order (upsert by `id`, delete by `id`), keep `cursor`. */
-export interface SyncResult {
-  changes: Change[];
-  /** Pass it to the next `sync`. */
-  cursor: string;
-  /**
-   * True when the cursor was older than the server's retained history (410 `cursor_expired`)
-   * and the sync started over: `changes` is then the whole published set, so clear the replica
-   * before applying them.
-   */
-  reset: boolean;
-}
-
-/** A client of one project's delivery API. */
-export interface FolioClient {
-  /** One page of published articles. */
-  listArticles(options?: ListArticlesOptions): Promise<ArticlePage>;
-  /** Every published article, fetching pages (default limit 100) while `pagination.hasNext`. */
-  articles(options?: Omit<ListArticlesOptions, 'page'>): AsyncGenerator<ArticleListItem, void, undefined>;
-  /** One published article with its related links, or null on any 404 answer. */
-  getArticle(slug: string, options?: RequestOptions): Promise<Article | null>;
-  /** One entry per published article: its URL and last modification. */
-  getSitemap(options?: RequestOptions): Promise<SitemapEntry[]>;
-  /**
-   * What changed since `cursor` (everything published without one), following `hasMore` to the
-   * end. A cursor older than the server's retention (410) starts over without it: `reset` is
-   * then true and `changes` is the whole published set.
-   * @example
-   * const { changes, cursor, reset } = await folio.sync({ cursor: saved });
-   * if (reset) replica.clear();
-   * for (const change of changes) {
-   *   if (change.type === 'upsert') replica.set(change.article.id, change.article);
-   *   else replica.delete(change.id);
-   * }
-   * saved = cursor;
-   */
-  sync(options?: SyncOptions): Promise<SyncResult>;
-}
-
-const BROWSER_ERROR =
-  '@folio/client: createClient() was called in a browser with a content key. Content keys are ' +
-  'server-only (Folio site rule 5: the content key and the signing secret never go into browser ' +
-  'code or source files). Fetch articles on your server or at build time and send the browser HTML.';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -140,48 +56,39 @@ const isPagination = (value: unknown): value is Pagination =>
   isObject(value) && typeof value.page === 'number' && typeof value.hasNext === 'boolean';
 
 /**
- * Creates a client of one project's delivery API (`/api/v1`, `Authorization: Bearer`).
- * Error answers throw a `FolioError`; 429, 5xx, network errors and timeouts are retried with
- * backoff, honouring `Retry-After`. Throws at once in a browser (a global `window` or
- * `document`): content keys are server-only.
+ * Creates a client of one project's delivery API (`/api/v1`, `Authorization: Bearer`), with a
+ * content key (what is published) or a preview key (every article, drafts shown, with
+ * `status`). Error answers throw a `FolioError`; 429, 5xx, network errors and timeouts are
+ * retried with backoff, honouring `Retry-After`. Throws at once in a browser (a global `window`
+ * or `document`): both kinds of key are server-only.
  * @example
  * const folio = createClient({ baseUrl: process.env.FOLIO_URL, projectId, contentKey });
  * const article = await folio.getArticle('hello-world'); // null when not found
  * for await (const item of folio.articles()) console.log(item.slug);
  * const { changes, cursor, reset } = await folio.sync({ cursor: lastCursor });
+ * const drafts = createClient({ baseUrl: process.env.FOLIO_URL, projectId, previewKey });
+ * const { data } = await drafts.listArticles(); // data[0].status: 'published' | 'changed' | 'unpublished'
  */
-export function createClient(options: ClientOptions): FolioClient {
-  // Contract rule 5. Either global is taken as a browser: a page, a worker shim or a DOM test
-  // runner may define only one of them.
-  if (typeof globalThis.window !== 'undefined' || typeof globalThis.document !== 'undefined') {
-    throw new Error(BROWSER_ERROR);
-  }
+export function createClient(options: ContentClientOptions): FolioClient<'content'>;
+export function createClient(options: PreviewClientOptions): FolioClient<'preview'>;
+export function createClient(options: ClientOptions): FolioClient<KeyKind>;
+export function createClient(options: ClientOptions): FolioClient<KeyKind> {
+  refuseBrowser();
+  const key = clientKey(options);
   const root = apiRoot(options.baseUrl, options.projectId);
-  const settings: RequestSettings = {
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    headers: {
-      authorization: `Bearer ${required('contentKey', options.contentKey)}`,
-      accept: 'application/json',
-    },
-    timeoutMs: options.timeoutMs ?? 10_000,
-    policy: {
-      retries: Math.max(0, options.retries ?? 2),
-      baseDelayMs: options.retryDelayMs ?? 250,
-      maxDelayMs: options.maxRetryDelayMs ?? 10_000,
-    },
-    sleep: options.sleep ?? sleep,
-    now: options.now ?? Date.now,
-    random: options.random ?? Math.random,
-  };
+  const settings = requestSettings(options, key.secret);
+  // Drafts must never be kept by a cache in front of fetch (a framework's data cache): Folio
+  // answers them `private, no-store`, and the request asks for it too.
+  if (key.kind === 'preview') settings.cache = 'no-store';
 
-  async function listArticles({ page, limit, signal }: ListArticlesOptions = {}): Promise<ArticlePage> {
+  async function listArticles({ page, limit, signal }: ListArticlesOptions = {}) {
     const query = new URLSearchParams();
     if (page !== undefined) query.set('page', String(page));
     if (limit !== undefined) query.set('limit', String(limit));
     const url = query.size ? `${root}?${query}` : root;
     const { status, body } = await getJson(url, settings, signal);
     if (status < 200 || status > 299) throw errorFromResponse(status, body);
-    const data = successData<ArticleListItem[]>(status, body, Array.isArray);
+    const data = successData<ListItemOf<KeyKind>[]>(status, body, Array.isArray);
     const pagination = (body as { pagination?: unknown }).pagination;
     if (!isPagination(pagination)) throw invalidResponse(status);
     return { data, pagination };
@@ -197,14 +104,24 @@ export function createClient(options: ClientOptions): FolioClient {
     }
   }
 
-  async function getArticle(slug: string, { signal }: RequestOptions = {}): Promise<Article | null> {
+  async function getArticle(slug: string, options: RequestOptions | PreviewTokenOptions = {}) {
+    const token = previewTokenOf(options);
     if (typeof slug !== 'string' || slug === '') return null;
-    const { status, body } = await getJson(`${root}/by-slug/${encodeURIComponent(slug)}`, settings, signal);
+    // A token replaces the key for this one read; it is never stored on the client.
+    const read = token === undefined ? settings : tokenSettings(settings, token);
+    const { status, body } = await getJson(
+      `${root}/by-slug/${encodeURIComponent(slug)}`,
+      read,
+      options.signal,
+    );
     // Contract: "getArticle(slug) (null on 404)", whatever the body (Folio's not_found, or a
     // proxy's plain-text page).
     if (status === 404) return null;
     if (status < 200 || status > 299) throw errorFromResponse(status, body);
-    return successData<Article>(status, body, isObject);
+    // A preview read answers with `status`; without it the types would promise a field that is
+    // not there (a content key passed as a token reads the published article).
+    const preview = token !== undefined || key.kind === 'preview';
+    return successData<ArticleOf<KeyKind>>(status, body, preview ? isPreviewArticle : isObject);
   }
 
   async function getSitemap({ signal }: RequestOptions = {}): Promise<SitemapEntry[]> {
@@ -223,15 +140,15 @@ export function createClient(options: ClientOptions): FolioClient {
       signal,
     );
     if (status < 200 || status > 299) throw errorFromResponse(status, body);
-    return successData<ChangesPage>(status, body, isChangesPage);
+    return successData<ChangesPage | PreviewChangesPage>(status, body, isChangesPage);
   }
 
-  async function sync({ cursor, limit, signal }: SyncOptions = {}): Promise<SyncResult> {
-    const changes: Change[] = [];
+  async function sync({ cursor, limit, signal }: SyncOptions = {}) {
+    const changes: ChangeOf<KeyKind>[] = [];
     let since = cursor;
     let reset = false;
     for (;;) {
-      let page: ChangesPage;
+      let page: ChangesPage | PreviewChangesPage;
       try {
         page = await changesPage(since, limit, signal);
       } catch (error) {
@@ -250,8 +167,42 @@ export function createClient(options: ClientOptions): FolioClient {
     }
   }
 
-  return { listArticles, articles, getArticle, getSitemap, sync };
+  return {
+    listArticles,
+    articles,
+    // One function behind both overloads: which one applies is decided by the options at run time.
+    getArticle: getArticle as FolioClient<KeyKind>['getArticle'],
+    getSitemap,
+    sync,
+  };
 }
+
+function requestSettings(options: CommonClientOptions, secret: string): RequestSettings {
+  return {
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    headers: { authorization: `Bearer ${secret}`, accept: 'application/json' },
+    timeoutMs: options.timeoutMs ?? 10_000,
+    policy: {
+      retries: Math.max(0, options.retries ?? 2),
+      baseDelayMs: options.retryDelayMs ?? 250,
+      maxDelayMs: options.maxRetryDelayMs ?? 10_000,
+    },
+    sleep: options.sleep ?? sleep,
+    now: options.now ?? Date.now,
+    random: options.random ?? Math.random,
+  };
+}
+
+/** The client's settings with `token` as the bearer, and no cache that could keep a draft. */
+function tokenSettings(settings: RequestSettings, token: string): RequestSettings {
+  return {
+    ...settings,
+    headers: { ...settings.headers, authorization: `Bearer ${token}` },
+    cache: 'no-store',
+  };
+}
+
+const isPreviewArticle = (value: unknown): boolean => isObject(value) && typeof value.status === 'string';
 
 const isChangesPage = (value: unknown): value is ChangesPage =>
   isObject(value) &&

@@ -5,16 +5,23 @@
 
 export type { BlockProblem } from './block-guards.ts';
 export { checkBlock, isTextRun } from './block-guards.ts';
+export { createClient } from './client.ts';
 export type {
+  ArticleOf,
   ArticlePage,
+  ChangeOf,
   ClientOptions,
+  CommonClientOptions,
+  ContentClientOptions,
   FolioClient,
   ListArticlesOptions,
+  ListItemOf,
+  PreviewClientOptions,
+  PreviewTokenOptions,
   RequestOptions,
   SyncOptions,
   SyncResult,
-} from './client.ts';
-export { createClient } from './client.ts';
+} from './client-types.ts';
 export type { BlockComponent, BlockOf } from './default-components.ts';
 export { defaultComponents } from './default-components.ts';
 export type { FolioErrorDetail, FolioErrorInit } from './folio-error.ts';
@@ -22,11 +29,17 @@ export { FolioError } from './folio-error.ts';
 export type {
   Article,
   ArticleListItem,
+  ArticleStatus,
   Block,
   BlockType,
   Change,
   ChangesPage,
+  KeyKind,
   Pagination,
+  PreviewArticle,
+  PreviewChange,
+  PreviewChangesPage,
+  PreviewListItem,
   RelatedLink,
   Seo,
   SitemapEntry,

@@ -55,6 +55,12 @@ describe('renderHead', () => {
     );
   });
 
+  it('leaves out the published time of a preview article never published', () => {
+    const head = renderHead({ ...article(), publishedAt: null }, { origin: 'https://www.example.com' });
+    assert.doesNotMatch(head, /article:published_time/);
+    assert.match(head, /<meta property="article:modified_time" content="2026-11-21T09:30:00.000Z">/);
+  });
+
   it('leaves out og:image, twitter:image and og:site_name when absent', () => {
     const head = renderHead(article({ ogImage: null }), { origin: 'https://www.example.com' });
     assert.doesNotMatch(head, /og:image|twitter:image|og:site_name/);

@@ -3,9 +3,12 @@ import type { ArticleListItem } from './generated/schema.ts';
 import { html, raw, type SafeHtml } from './html.ts';
 import { serializeJsonLd } from './json-ld.ts';
 
-/** The fields of an article that `renderHead` reads; a list item or a full article will do. */
+/**
+ * The fields of an article that `renderHead` reads; a list item or a full article will do, and
+ * so will a preview article (`publishedAt` null until first published: no published time).
+ */
 export type HeadArticle = Pick<ArticleListItem, 'title' | 'seo'> &
-  Partial<Pick<ArticleListItem, 'publishedAt' | 'updatedAt'>>;
+  Partial<Pick<ArticleListItem, 'updatedAt'>> & { publishedAt?: string | null };
 
 /** Options of `renderHead`. */
 export interface RenderHeadOptions {

@@ -5,6 +5,8 @@ import { backoffDelay, type RetryPolicy, retryDelay } from './retry.ts';
 export interface RequestSettings {
   fetch: typeof globalThis.fetch;
   headers: Record<string, string>;
+  /** Fetch's cache mode; set to `no-store` for drafts, left out (the default) otherwise. */
+  cache?: RequestCache;
   timeoutMs: number;
   policy: RetryPolicy;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -39,6 +41,7 @@ async function attempt(
     const response = await settings.fetch(url, {
       method: 'GET',
       headers: settings.headers,
+      ...(settings.cache ? { cache: settings.cache } : {}),
       // The timeout covers reading the body too, since the same signal aborts it.
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });

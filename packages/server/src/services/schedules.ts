@@ -52,11 +52,14 @@ export interface Scheduler {
 export interface SchedulerOptions {
   /** How often the database is asked for schedules coming due (the idle cost: one query each). */
   pollMs?: number;
+  /**
+   * Schedules due this far ahead of a poll get a timer of their own, so they apply on time rather
+   * than at the next poll; two polls by default.
+   */
+  lookaheadMs?: number;
   onError: (error: unknown) => void;
 }
 
-// Schedules due this far ahead of a poll get a timer of their own, so they apply on time rather
-// than at the next poll.
 const LOOKAHEAD_POLLS = 2;
 // Schedules read per poll; more wait for the next one, which comes at once.
 const BATCH = 100;
@@ -69,6 +72,7 @@ const BATCH = 100;
  */
 export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): Scheduler {
   const pollMs = options.pollMs ?? 1000;
+  const lookaheadMs = options.lookaheadMs ?? pollMs * LOOKAHEAD_POLLS;
   const timers = new Map<string, NodeJS.Timeout>();
   let poller: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
@@ -88,7 +92,7 @@ export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): S
     let applied = 0;
     for (;;) {
       const now = deps.now();
-      const due = await articles.listSchedulesDueBy(deps.db, now + pollMs * LOOKAHEAD_POLLS, BATCH);
+      const due = await articles.listSchedulesDueBy(deps.db, now + lookaheadMs, BATCH);
       let appliedNow = 0;
       for (const schedule of due) {
         const key = `${schedule.project_id}\n${schedule.id}`;

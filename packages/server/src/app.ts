@@ -27,6 +27,7 @@ import { deliveryRoutes } from './routes/delivery/content.ts';
 import { DELIVERY_ROUTES } from './routes/delivery/route-table.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { selfContained } from './routes/public/openapi-document.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
 import { createChangeWatch } from './services/change-watch.ts';
@@ -170,7 +171,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       servers: [{ url: options.baseUrl }],
       components: {
         securitySchemes: {
-          contentKey: { type: 'http', scheme: 'bearer', description: 'A content key of the project' },
+          contentKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A content key of the project (folio_ck_…): reads what is published',
+          },
+          previewKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A preview key of the project (folio_pk_…): reads the preview perspective, drafts included',
+          },
+          previewToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A preview link’s token (folio_pt_…): reads one article by slug, for an hour',
+          },
           adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (FOLIO_ADMIN_TOKEN)' },
         },
       },
@@ -179,6 +195,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       schema: url.startsWith('/admin/') ? { ...schema, security: [{ adminToken: [] }] } : schema,
       url,
     }),
+    transformObject: (documentObject) =>
+      selfContained(
+        (documentObject as { openapiObject: Record<string, unknown> }).openapiObject,
+        blocksSchema,
+      ),
   });
 
   await app.register(healthRoutes(options.db));

@@ -12,7 +12,15 @@ export function healthRoutes(db: Kysely<Database>): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/healthz',
-      { schema: { tags: ['Health'], summary: 'The process is up', response: { 200: Status } } },
+      {
+        schema: {
+          tags: ['Health'],
+          operationId: 'getHealth',
+          summary: 'The process is up',
+          security: [],
+          response: { 200: Status, ...errorResponses },
+        },
+      },
       async () => ({ success: true as const, data: { status: 'ok' } }),
     );
     app.get(
@@ -20,7 +28,9 @@ export function healthRoutes(db: Kysely<Database>): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['Health'],
+          operationId: 'getReadiness',
           summary: 'The database answers',
+          security: [],
           response: { 200: Status, ...errorResponses },
         },
       },

@@ -13,6 +13,7 @@ export function metricsRoutes(metrics: Metrics, credential: AdminCredential): Fa
       {
         schema: {
           tags: ['Health'],
+          operationId: 'getMetrics',
           summary: 'Prometheus metrics (text format 0.0.4), with the admin token',
           security: [{ adminToken: [] }],
           response: {

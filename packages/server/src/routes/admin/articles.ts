@@ -47,6 +47,7 @@ export function articleRoutes(
       {
         schema: {
           tags,
+          operationId: 'putArticle',
           summary: 'Create or replace an article by its caller-chosen id',
           params: ArticleParams,
           body: ArticleInputSchema,
@@ -66,6 +67,7 @@ export function articleRoutes(
       {
         schema: {
           tags,
+          operationId: 'listArticles',
           summary: 'List all articles, published or not, most recently updated first',
           params: ProjectParams,
           querystring: AdminListQuery,
@@ -83,7 +85,15 @@ export function articleRoutes(
 
     app.get(
       '/admin/v1/projects/:projectId/articles/:articleId',
-      { schema: { tags, summary: 'Read an article', params: ArticleParams, response: one } },
+      {
+        schema: {
+          tags,
+          operationId: 'getArticle',
+          summary: 'Read an article',
+          params: ArticleParams,
+          response: one,
+        },
+      },
       async (request) => ({
         success: true as const,
         data: await getArticle(deps, request.params.projectId, request.params.articleId),
@@ -92,7 +102,15 @@ export function articleRoutes(
 
     app.post(
       '/admin/v1/projects/:projectId/articles/:articleId/publish',
-      { schema: { tags, summary: 'Publish an article', params: ArticleParams, response: one } },
+      {
+        schema: {
+          tags,
+          operationId: 'publishArticle',
+          summary: 'Publish an article',
+          params: ArticleParams,
+          response: one,
+        },
+      },
       async (request) => ({
         success: true as const,
         data: await publishArticle(deps, request.params.projectId, request.params.articleId),
@@ -101,7 +119,15 @@ export function articleRoutes(
 
     app.post(
       '/admin/v1/projects/:projectId/articles/:articleId/unpublish',
-      { schema: { tags, summary: 'Unpublish an article', params: ArticleParams, response: one } },
+      {
+        schema: {
+          tags,
+          operationId: 'unpublishArticle',
+          summary: 'Unpublish an article',
+          params: ArticleParams,
+          response: one,
+        },
+      },
       async (request) => ({
         success: true as const,
         data: await unpublishArticle(deps, request.params.projectId, request.params.articleId),
@@ -113,6 +139,7 @@ export function articleRoutes(
       {
         schema: {
           tags,
+          operationId: 'scheduleArticle',
           summary: 'Schedule publishing or unpublishing; a time at or before now applies at once',
           params: ArticleParams,
           body: SchedulePatchSchema,
@@ -130,6 +157,7 @@ export function articleRoutes(
       {
         schema: {
           tags,
+          operationId: 'putDraft',
           summary: 'Save the draft: a working version content keys never see; creates the article if new',
           params: ArticleParams,
           body: DraftInputSchema,
@@ -149,6 +177,7 @@ export function articleRoutes(
       {
         schema: {
           tags,
+          operationId: 'deleteDraft',
           summary: 'Discard the draft; what the article serves stays',
           params: ArticleParams,
           response: { 204: NoContent, ...errorResponses },
@@ -165,6 +194,7 @@ export function articleRoutes(
       {
         schema: {
           tags,
+          operationId: 'createPreviewLink',
           summary: "Make a one-hour link to the article's draft on the site, from the project's previewUrl",
           params: ArticleParams,
           response: { 201: Success(PreviewLinkSchema), ...errorResponses },
@@ -182,6 +212,7 @@ export function articleRoutes(
       {
         schema: {
           tags,
+          operationId: 'deleteArticle',
           summary: 'Delete an article',
           params: ArticleParams,
           response: { 204: NoContent, ...errorResponses },

@@ -21,6 +21,7 @@ export function contentKeyRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'createContentKey',
           summary: 'Create a content or preview key; the answer is the only time the key is shown',
           params: ProjectParams,
           body: NewContentKeySchema,
@@ -41,6 +42,7 @@ export function contentKeyRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listContentKeys',
           summary: 'List the working content and preview keys, without secrets',
           params: ProjectParams,
           querystring: AdminListQuery,
@@ -59,6 +61,7 @@ export function contentKeyRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'revokeContentKey',
           summary: 'Revoke a content key; it stops working on the next request',
           params: Type.Object({ projectId: Type.String(), keyId: Type.String() }),
           response: { 204: NoContent, ...errorResponses },

@@ -14,6 +14,7 @@ export function projectRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'createProject',
           summary: 'Create a project with its site settings',
           body: NewProjectSchema,
           response: { 201: Success(ProjectSchema), ...errorResponses },
@@ -30,6 +31,7 @@ export function projectRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listProjects',
           summary: 'List projects, oldest first',
           querystring: AdminListQuery,
           response: { 200: SuccessPage(ProjectSchema), ...errorResponses },
@@ -46,6 +48,7 @@ export function projectRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'getProject',
           summary: 'Read a project',
           params: ProjectParams,
           response: { 200: Success(ProjectSchema), ...errorResponses },
@@ -59,6 +62,7 @@ export function projectRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'updateProject',
           summary: 'Rename a project or change its site settings',
           params: ProjectParams,
           body: ProjectPatchSchema,

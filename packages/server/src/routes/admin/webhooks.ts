@@ -32,6 +32,7 @@ export function webhookRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'getWebhook',
           summary: 'Read the webhook settings',
           params: ProjectParams,
           response: { 200: Success(WebhookSchema), ...errorResponses },
@@ -45,6 +46,7 @@ export function webhookRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'setWebhook',
           summary: 'Set the webhook URL, or remove it with null',
           params: ProjectParams,
           body: WebhookInputSchema,
@@ -62,6 +64,7 @@ export function webhookRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'revealWebhookSecret',
           summary: 'Reveal the signing secret; from now on deliveries are signed',
           params: ProjectParams,
           response: { 200: Success(WebhookSecretSchema), ...errorResponses },
@@ -78,6 +81,7 @@ export function webhookRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'rotateWebhookSecret',
           summary: 'Replace the signing secret; the old one keeps signing for 24 hours',
           params: ProjectParams,
           response: { 200: Success(WebhookSecretSchema), ...errorResponses },
@@ -94,6 +98,7 @@ export function webhookRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'sendTestWebhook',
           summary: 'Send a webhook.test event',
           params: ProjectParams,
           response: { 202: Success(QueuedDeliverySchema), ...errorResponses },
@@ -110,6 +115,7 @@ export function webhookRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listWebhookDeliveries',
           summary: 'The delivery log, newest first',
           params: ProjectParams,
           querystring: PageQuerySchema,
@@ -130,6 +136,7 @@ export function webhookRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'retryWebhookDelivery',
           summary: 'Send a delivery again now; its attempts keep counting',
           params: Type.Object({ projectId: Type.String(), deliveryId: Type.String() }),
           response: { 202: Success(Type.Object({ deliveryId: Type.String() })), ...errorResponses },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 import { readBearerToken } from '../../http/bearer.ts';
+import type { CredentialKind } from '../../http/fast-path.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { RequestAccounting } from '../../http/request-accounting.ts';
 import { deliveryCacheKey, type ResponseCache } from '../../http/response-cache.ts';
@@ -22,7 +23,12 @@ const tags = ['Delivery'];
 
 /** A delivery request's credential, checked: a content or preview key, or a preview token. */
 type Reader = AuthenticatedKey | (PreviewTokenReader & { kind: 'preview-token' });
-const security = [{ contentKey: [] }];
+// The OpenAPI security scheme of each kind of credential (app.ts declares them).
+const SECURITY_SCHEMES: Record<CredentialKind, Record<string, string[]>> = {
+  content: { contentKey: [] },
+  preview: { previewKey: [] },
+  'preview-token': { previewToken: [] },
+};
 
 /**
  * The delivery API: published articles of one project, for the content key of that project.
@@ -60,14 +66,17 @@ export function deliveryRoutes(
         {
           schema: {
             tags,
-            security,
+            security: route.credentials.map((kind) => SECURITY_SCHEMES[kind]),
+            operationId: route.operationId,
             summary: route.summary,
             params: route.params,
             ...(route.querystring ? { querystring: route.querystring } : {}),
             response: {
-              200: Type.Union([route.response, route.preview.response], {
-                description: 'For a content key; for a preview key or token, the preview perspective',
-              }),
+              200: route.preview.response
+                ? Type.Union([route.response, route.preview.response], {
+                    description: 'For a content key; for a preview key or token, the preview perspective',
+                  })
+                : route.response,
               ...errorResponses,
             },
           },

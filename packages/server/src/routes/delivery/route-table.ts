@@ -42,6 +42,8 @@ export interface PreviewReader {
  * path matches and keys cached answers from it (`http/fast-path.ts`), metrics name it by `url`.
  */
 export interface DeliveryRoute extends CachedRoute {
+  /** The operation's stable name in the OpenAPI document: what generated clients call it. */
+  operationId: string;
   summary: string;
   params: TObject;
   querystring?: TObject;
@@ -49,7 +51,8 @@ export interface DeliveryRoute extends CachedRoute {
   response: TSchema;
   /** The answer in the preview perspective, for preview credentials: built anew every time. */
   preview: {
-    response: TSchema;
+    /** Its schema, when it differs from the content key's answer. */
+    response?: TSchema;
     ready(deps: DeliveryDeps, project: ProjectRow, ask: DeliveryAsk, reader: PreviewReader): Promise<string>;
   };
   answer:
@@ -64,6 +67,7 @@ export interface DeliveryRoute extends CachedRoute {
 export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
   {
     url: '/api/v1/projects/:projectId/content',
+    operationId: 'listContent',
     summary: 'List published articles, newest first',
     credentials: ['content', 'preview'],
     params: ProjectParams,
@@ -85,6 +89,7 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
   },
   {
     url: '/api/v1/projects/:projectId/content/by-slug/:slug',
+    operationId: 'getContentBySlug',
     summary: 'Read one published article by its slug, with related articles',
     credentials: ['content', 'preview', 'preview-token'],
     params: Type.Object({ projectId: Type.String(), slug: Type.String() }),
@@ -99,13 +104,13 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
   },
   {
     url: '/api/v1/projects/:projectId/content/sitemap',
+    operationId: 'getSitemap',
     summary: 'Every published article: its URL on the website and last modification',
     credentials: ['content', 'preview'],
     params: ProjectParams,
     response: Success(Type.Array(SitemapEntrySchema)),
     // Published articles only, as for a content key.
     preview: {
-      response: Success(Type.Array(SitemapEntrySchema)),
       ready: async (deps, project) => {
         requireWebsiteUrl(project);
         let body = '';
@@ -118,6 +123,7 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
   },
   {
     url: '/api/v1/projects/:projectId/content/changes',
+    operationId: 'listContentChanges',
     summary: 'What changed since a cursor: upserts and deletes in commit order, to keep a replica',
     credentials: ['content', 'preview'],
     params: ProjectParams,

@@ -25,7 +25,9 @@ export function publicRoutes(options: {
       {
         schema: {
           tags,
+          operationId: 'getFixtureArticle',
           summary: 'An example article with every block type',
+          security: [],
           response: { 200: Success(ArticleSchema), ...errorResponses },
         },
       },
@@ -40,8 +42,10 @@ export function publicRoutes(options: {
       {
         schema: {
           tags,
+          operationId: 'getBlocksSchema',
           summary: 'The JSON Schema (draft 2020-12) of an article’s blocks array',
-          response: { 200: JsonDocument },
+          security: [],
+          response: { 200: JsonDocument, ...errorResponses },
         },
       },
       async (request, reply) =>
@@ -53,7 +57,13 @@ export function publicRoutes(options: {
     app.get(
       '/openapi.json',
       {
-        schema: { tags, summary: 'This API as OpenAPI 3.1', response: { 200: JsonDocument } },
+        schema: {
+          tags,
+          operationId: 'getOpenApiDocument',
+          summary: 'This API as OpenAPI 3.1',
+          security: [],
+          response: { 200: JsonDocument, ...errorResponses },
+        },
       },
       async (request, reply) =>
         sendJson(request, reply, options.cache, 'public:openapi', async () => JSON.stringify(app.swagger())),

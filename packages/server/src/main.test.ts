@@ -58,7 +58,7 @@ describe('first start on the embedded database', () => {
       assert.doesNotMatch(output, /folio_admin_|folio_ck_/);
       assert.match(output, new RegExp(`Dashboard: http://localhost:${port}/dashboard\\n`));
       assert.match(output, /Sign in with the admin token printed at the first start/);
-      assert.match(output, /Lost it\? Set FOLIO_ADMIN_TOKEN/, 'how to replace a lost token');
+      assert.match(output, /Lost it\? Run `folio admin-token reset` \(or set FOLIO_ADMIN_TOKEN\)/);
     } finally {
       assert.equal(await stop(server), 0);
     }

@@ -102,7 +102,7 @@ function signInLines(config: Config, generatedToken: string | undefined): string
   if (config.adminToken) return ['    Sign in with the admin token set in FOLIO_ADMIN_TOKEN.'];
   return [
     '    Sign in with the admin token printed at the first start (only its hash is stored).',
-    '    Lost it? Set FOLIO_ADMIN_TOKEN to a new token and restart; it opens the dashboard while it is set.',
+    '    Lost it? Run `folio admin-token reset` (or set FOLIO_ADMIN_TOKEN) and restart.',
   ];
 }
 

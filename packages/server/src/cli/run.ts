@@ -1,6 +1,7 @@
 import { ConfigError } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { FOLIO_VERSION } from '../version.ts';
+import { adminTokenCommands } from './admin-token.ts';
 import { articleCommands } from './articles.ts';
 import { backupCommand } from './backup.ts';
 import {
@@ -30,6 +31,7 @@ export const COMMANDS: CommandSpec[] = [
   importCommand,
   exportCommand,
   backupCommand,
+  ...adminTokenCommands,
 ];
 
 /**

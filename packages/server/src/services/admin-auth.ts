@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts';
-import { insertSettingIfAbsent } from '../store/settings.ts';
+import { insertSettingIfAbsent, upsertSetting } from '../store/settings.ts';
 import type { ServiceDeps } from './deps.ts';
 import { generateToken, hashesEqual, hashToken } from './tokens.ts';
 
@@ -25,6 +25,17 @@ export async function resolveAdminCredential(
   const candidate = generateToken(ADMIN_TOKEN_PREFIX);
   const stored = await insertSettingIfAbsent(deps.db, ADMIN_TOKEN_SETTING, hashToken(candidate));
   return { hash: stored, generatedToken: stored === hashToken(candidate) ? candidate : undefined };
+}
+
+/**
+ * Replaces the stored admin token with a new one and answers it, the one time it can be shown:
+ * for an operator who lost the token printed at the first start. Servers read the stored hash
+ * when they start, so the new token opens them (and the old one stops) once they restart.
+ */
+export async function resetAdminToken(deps: ServiceDeps): Promise<string> {
+  const token = generateToken(ADMIN_TOKEN_PREFIX);
+  await upsertSetting(deps.db, ADMIN_TOKEN_SETTING, hashToken(token));
+  return token;
 }
 
 /** The 401 of a management request that carries no token. */

@@ -19,3 +19,12 @@ export async function insertSettingIfAbsent(
     .execute();
   return (await findSetting(db, key))!;
 }
+
+/** Stores `value` under `key`, replacing the value it had. */
+export async function upsertSetting(db: Kysely<Database>, key: string, value: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute();
+}

@@ -61,7 +61,12 @@ async function admin<T>(method: string, path: string, body?: unknown): Promise<T
 const projects = await admin<Array<{ id: string; name: string }>>('GET', '/projects');
 const project = projects.find((p) => p.name === 'Folio demo blog') ?? projects[0];
 if (!project) throw new Error('No project found: start once with FOLIO_DEMO=true on an empty database.');
-await admin('PATCH', `/projects/${project.id}`, { websiteUrl: siteOrigin, articlesPath: '/blog' });
+// The dashboard's "Preview on site" opens this route of the site with a preview token.
+await admin('PATCH', `/projects/${project.id}`, {
+  websiteUrl: siteOrigin,
+  articlesPath: '/blog',
+  previewUrl: `${siteOrigin}/preview?slug={slug}&token={token}`,
+});
 // One key for the example site: earlier runs' keys are revoked rather than piling up.
 const keys = await admin<Array<{ id: string; name: string }>>('GET', `/projects/${project.id}/keys`);
 for (const key of keys.filter((k) => k.name === 'example site')) {
@@ -90,5 +95,6 @@ process.stdout.write(`
   Example site: ${siteOrigin}/blog
 
   Edit an article through the management API and reload: the webhook purges the site's cache.
+  Save a draft and choose "Preview on site" in the dashboard: it opens ${siteOrigin}/preview.
   Ctrl+C stops both.
 `);

@@ -1,9 +1,11 @@
 import {
   type Article,
   type ArticleListItem,
+  type ArticleStatus,
   type HtmlValue,
   html,
   type Pagination,
+  type PreviewArticle,
   raw,
   renderBlocks,
   renderHead,
@@ -12,7 +14,7 @@ import {
 
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
 
-function layout(siteName: string, head: HtmlValue, main: HtmlValue): string {
+function layout(siteName: string, head: HtmlValue, main: HtmlValue, banner: HtmlValue = ''): string {
   return `<!doctype html>\n${html`<html lang="en">
 <head>
 <meta charset="utf-8">
@@ -21,7 +23,7 @@ ${head}
 <link rel="stylesheet" href="/assets/site.css">
 </head>
 <body>
-<header class="site-header"><div class="wrap"><a class="brand" href="/blog">${siteName}</a></div></header>
+${banner}<header class="site-header"><div class="wrap"><a class="brand" href="/blog">${siteName}</a></div></header>
 <main class="wrap">${main}</main>
 <footer class="site-footer"><div class="wrap">Served by Folio · rendered with @folio/client</div></footer>
 </body>
@@ -63,6 +65,11 @@ ${pagination.hasNext ? html`<a rel="next" href="/blog?page=${pagination.page + 1
 
 /** One article: head tags from its seo, body from its blocks, and its related links. */
 export function articlePage(site: { name: string; origin: string }, article: Article): string {
+  const head = raw(renderHead(article, { origin: site.origin, siteName: site.name }));
+  return layout(site.name, head, articleBody(article));
+}
+
+function articleBody(article: Article | PreviewArticle): SafeHtml {
   const related =
     article.related.length > 0
       ? html`<aside class="related" aria-labelledby="related-heading">
@@ -70,14 +77,48 @@ export function articlePage(site: { name: string; origin: string }, article: Art
 <ul>${article.related.map((item) => html`<li><a href="${item.canonicalPath}">${item.title}</a></li>`)}</ul>
 </aside>`
       : '';
-  const body = html`<article class="article">
-<header><h1>${article.title}</h1><p class="meta">${date(article.publishedAt)}${
-    article.updatedAt !== article.publishedAt ? html` · updated ${date(article.updatedAt)}` : ''
-  }</p></header>
+  const { publishedAt, updatedAt } = article;
+  const meta =
+    publishedAt === null
+      ? html`Not published yet · saved ${date(updatedAt)}`
+      : html`${date(publishedAt)}${updatedAt !== publishedAt ? html` · updated ${date(updatedAt)}` : ''}`;
+  return html`<article class="article">
+<header><h1>${article.title}</h1><p class="meta">${meta}</p></header>
 ${raw(renderBlocks(article.blocks))}
 </article>
 ${related}`;
-  return layout(site.name, raw(renderHead(article, { origin: site.origin, siteName: site.name })), body);
+}
+
+const PREVIEW_NOTES: Record<ArticleStatus, string> = {
+  changed: 'Unpublished changes. Visitors still see the published version.',
+  unpublished: 'Not published. Visitors cannot see this article yet.',
+  published: 'No unpublished changes: this is what visitors see.',
+};
+
+/**
+ * An article as a preview link shows it: its draft, under a banner that says so, and kept out
+ * of search engines.
+ */
+export function previewPage(site: { name: string; origin: string }, article: PreviewArticle): string {
+  const head = html`<meta name="robots" content="noindex">
+${raw(renderHead(article, { origin: site.origin, siteName: site.name }))}`;
+  const banner = html`<div class="preview-banner" role="status"><div class="wrap">
+<strong class="preview-label">Preview</strong> <span>${PREVIEW_NOTES[article.status]}</span>
+</div></div>
+`;
+  return layout(site.name, head, articleBody(article), banner);
+}
+
+/** The page for a preview link whose token is missing, expired, or for another article. */
+export function previewRefusedPage(site: { name: string }): string {
+  return layout(
+    site.name,
+    html`<title>Preview link not valid · ${site.name}</title><meta name="robots" content="noindex">`,
+    html`<h1>This preview link is no longer valid</h1>
+<p>A preview link works for one hour, for one article, and stops when the article is deleted.
+Open the article in Folio's dashboard and choose <strong>Preview on site</strong> for a new link.</p>
+<p><a href="/blog">See the published articles</a>.</p>`,
+  );
 }
 
 /** The page for an address that holds nothing. */

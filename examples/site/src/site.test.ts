@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, newArticle, type TestApp } from '../../../packages/server/src/test/test-app.ts';
+import {
+  createTestApp,
+  newArticle,
+  paragraph,
+  type TestApp,
+} from '../../../packages/server/src/test/test-app.ts';
 import { createSite } from './site.ts';
 
 // Seed: "Articles live under (path) | Every canonical URL and every link between articles is
@@ -21,6 +26,7 @@ interface Answer {
   status: number;
   location: string | null;
   type: string | null;
+  headers: Headers;
   body: string;
 }
 
@@ -53,6 +59,7 @@ async function startSite(
       status: response.status,
       location: response.headers.get('location'),
       type: response.headers.get('content-type'),
+      headers: response.headers,
       body: await response.text(),
     };
   };
@@ -225,5 +232,109 @@ describe('example site: article URLs follow the project’s "Articles live under
     } finally {
       await s.close();
     }
+  });
+});
+
+describe("example site: /preview, the route of Folio's preview links", () => {
+  let t: TestApp;
+  let s: Awaited<ReturnType<typeof startSite>>;
+  const HOUR = 3_600_000;
+
+  before(async () => {
+    t = await createTestApp('sqlite', { clockStart: Date.now() });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    s = await startSite(t, `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`, {
+      articlesPath: '/blog',
+    });
+    await t.admin('PATCH', `/admin/v1/projects/${s.project.id}`, {
+      previewUrl: `${s.origin}/preview?slug={slug}&token={token}`,
+    });
+  });
+  after(async () => {
+    await s?.close();
+    await t?.close();
+  });
+
+  const one = (id: string) => `/admin/v1/projects/${s.project.id}/articles/${id}`;
+  const saveDraft = (id: string, slug: string, title: string) =>
+    t.admin(
+      'PUT',
+      `${one(id)}/draft`,
+      newArticle({ slug, title, blocks: [paragraph(`${title}: the text.`)] }),
+    );
+  /** The site path of a new preview link of article `id`. */
+  async function previewPath(id: string): Promise<string> {
+    const link = await t.admin('POST', `${one(id)}/preview-link`);
+    assert.equal(link.statusCode, 201, link.body);
+    const url = new URL(link.json().data.url);
+    assert.equal(url.origin, s.origin);
+    return `${url.pathname}${url.search}`;
+  }
+  const assertNeverStored = (answer: Answer) => {
+    assert.equal(answer.headers.get('cache-control'), 'no-store');
+    assert.equal(answer.headers.get('x-robots-tag'), 'noindex');
+    assert.equal(answer.headers.get('referrer-policy'), 'no-referrer');
+    assert.match(answer.body, /<meta name="robots" content="noindex">/);
+  };
+
+  test('shows the draft under a Preview banner, uncached; the public page keeps the published text', async () => {
+    await t.putArticle(
+      s.project.id,
+      'kept',
+      newArticle({ slug: 'kept', title: 'As published', published: true }),
+    );
+    await saveDraft('kept', 'kept', 'First draft');
+    const path = await previewPath('kept');
+    assert.match(path, /^\/preview\?slug=kept&token=folio_pt_/);
+
+    const preview = await s.get(path);
+    assert.equal(preview.status, 200);
+    assert.equal(h1Of(preview.body), 'First draft');
+    assert.match(preview.body, /First draft: the text\./);
+    assert.match(preview.body, /<strong class="preview-label">Preview<\/strong> <span>Unpublished changes\./);
+    assertNeverStored(preview);
+    assert.equal(h1Of((await s.get('/blog/kept')).body), 'As published');
+
+    // No webhook reaches this site: only a page that was never cached can show the new draft.
+    await saveDraft('kept', 'kept', 'Second draft');
+    assert.equal(h1Of((await s.get(path)).body), 'Second draft');
+    assert.equal(h1Of((await s.get('/blog/kept')).body), 'As published');
+  });
+
+  test('previews an article never published, by its draft slug', async () => {
+    await saveDraft('soon', 'coming-soon', 'Coming soon');
+    const preview = await s.get(await previewPath('soon'));
+    assert.equal(preview.status, 200);
+    assert.equal(h1Of(preview.body), 'Coming soon');
+    assert.match(preview.body, /Not published\. Visitors cannot see this article yet\./);
+    assert.match(preview.body, /Not published yet · saved <time/);
+    assertNeverStored(preview);
+    assert.equal((await s.get('/blog/coming-soon')).status, 404);
+  });
+
+  test('a missing, made-up, misused, deleted or expired token answers the 401 page', async () => {
+    await saveDraft('other', 'other', 'Other');
+    await saveDraft('doomed', 'doomed', 'Doomed');
+    const otherPath = await previewPath('other');
+    const doomedPath = await previewPath('doomed');
+    await t.admin('DELETE', one('doomed'));
+    const token = new URL(otherPath, s.origin).searchParams.get('token')!;
+    const refusedPaths = [
+      '/preview',
+      '/preview?slug=other',
+      `/preview?token=${token}`,
+      '/preview?slug=other&token=folio_pt_made-up',
+      `/preview?slug=kept&token=${token}`,
+      doomedPath,
+    ];
+    for (const path of refusedPaths) {
+      const refused = await s.get(path);
+      assert.equal(refused.status, 401, path);
+      assert.equal(h1Of(refused.body), 'This preview link is no longer valid', path);
+      assertNeverStored(refused);
+    }
+    assert.equal((await s.get(otherPath)).status, 200);
+    t.clock.advance(HOUR);
+    assert.equal((await s.get(otherPath)).status, 401, 'an hour later');
   });
 });

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createClient, FolioError, sitemapXml } from '@folio/client';
 import { createWebhookHandler } from '@folio/client/node';
 import type { SiteConfig } from './config.ts';
-import { articlePage, errorPage, listPage, notFoundPage } from './pages.ts';
+import { articlePage, errorPage, listPage, notFoundPage, previewPage, previewRefusedPage } from './pages.ts';
 
 interface CachedPage {
   status: number;
@@ -11,6 +11,20 @@ interface CachedPage {
   body: string;
   at: number;
 }
+
+type Page = Omit<CachedPage, 'at'>;
+
+const HTML = 'text/html; charset=utf-8';
+/**
+ * A preview shows a draft to whoever holds its link: no cache may keep it (the site's own cache
+ * is skipped too), no search engine may index it, and no link followed from it may carry the
+ * token away in a Referer.
+ */
+const PREVIEW_HEADERS = {
+  'cache-control': 'no-store',
+  'x-robots-tag': 'noindex',
+  'referrer-policy': 'no-referrer',
+};
 
 export interface Site {
   handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
@@ -54,8 +68,8 @@ export function createSite(
     ? createWebhookHandler({ secret: config.webhookSecret, onEvent: purge })
     : undefined;
 
-  async function render(path: string, query: URLSearchParams): Promise<Omit<CachedPage, 'at'>> {
-    const htmlPage = (status: number, body: string) => ({ status, type: 'text/html; charset=utf-8', body });
+  async function render(path: string, query: URLSearchParams): Promise<Page> {
+    const htmlPage = (status: number, body: string) => ({ status, type: HTML, body });
     if (path === '/blog') {
       const page = Number(query.get('page') ?? '1');
       if (!Number.isInteger(page) || page < 1) return htmlPage(404, notFoundPage(site));
@@ -83,8 +97,8 @@ export function createSite(
   // Any other path may be an article's: Folio builds each canonical path on the project's
   // "Articles live under" setting (`/blog/my-post`, `/news/my-post`, or `/my-post` at the site
   // root), which the site does not know, so the last segment is taken as the slug.
-  async function renderArticle(path: string): Promise<Omit<CachedPage, 'at'>> {
-    const notFound = { status: 404, type: 'text/html; charset=utf-8', body: notFoundPage(site) };
+  async function renderArticle(path: string): Promise<Page> {
+    const notFound = { status: 404, type: HTML, body: notFoundPage(site) };
     if (path.endsWith('/') || path.includes('//')) return notFound;
     let slug: string;
     try {
@@ -95,7 +109,38 @@ export function createSite(
     const article = await folio.getArticle(slug);
     // Only at its canonical path: any other path ending in the slug would be a second URL for it.
     if (!article || article.seo.canonicalPath !== path) return notFound;
-    return { status: 200, type: 'text/html; charset=utf-8', body: articlePage(site, article) };
+    return { status: 200, type: HTML, body: articlePage(site, article) };
+  }
+
+  // Folio's "Preview on site" opens `previewUrl`, here `/preview?slug={slug}&token={token}`: the
+  // draft is read with the link's token, never with the site's key, and never cached.
+  async function renderPreview(query: URLSearchParams): Promise<Page> {
+    const slug = query.get('slug');
+    const token = query.get('token');
+    const refused = { status: 401, type: HTML, body: previewRefusedPage(site) };
+    if (!slug || !token) return refused;
+    try {
+      const article = await folio.getArticle(slug, { previewToken: token });
+      if (!article) return { status: 404, type: HTML, body: notFoundPage(site) };
+      return { status: 200, type: HTML, body: previewPage(site, article) };
+    } catch (error) {
+      // Expired, for another article, or its article deleted: Folio answers 401.
+      if (error instanceof FolioError && error.status === 401) return refused;
+      throw error;
+    }
+  }
+
+  /** The page `make` renders, or the error page when Folio could not be read. */
+  async function orErrorPage(make: () => Promise<Page>): Promise<Page> {
+    try {
+      return await make();
+    } catch (error) {
+      console.error(
+        'example site: could not load from Folio',
+        error instanceof FolioError ? error.message : error,
+      );
+      return { status: 502, type: HTML, body: errorPage(site) };
+    }
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -122,19 +167,17 @@ export function createSite(
       response.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
+    if (url.pathname === '/preview') {
+      const page = await orErrorPage(() => renderPreview(url.searchParams));
+      response.writeHead(page.status, { 'content-type': page.type, ...PREVIEW_HEADERS });
+      response.end(request.method === 'HEAD' ? undefined : page.body);
+      return;
+    }
     const key = `${url.pathname}?${url.searchParams}`;
     let page = cache.get(key);
     if (!page || now() - page.at > CACHE_TTL_MS) {
-      try {
-        page = { ...(await render(url.pathname, url.searchParams)), at: now() };
-        if (page.status === 200 || page.status === 404) remember(key, page);
-      } catch (error) {
-        console.error(
-          'example site: could not load from Folio',
-          error instanceof FolioError ? error.message : error,
-        );
-        page = { status: 502, type: 'text/html; charset=utf-8', body: errorPage(site), at: now() };
-      }
+      page = { ...(await orErrorPage(() => render(url.pathname, url.searchParams))), at: now() };
+      if (page.status === 200 || page.status === 404) remember(key, page);
     }
     response.writeHead(page.status, { 'content-type': page.type, 'cache-control': 'no-cache' });
     response.end(request.method === 'HEAD' ? undefined : page.body);

@@ -72,6 +72,14 @@ export function sendHtml(reply: FastifyReply, page: string, status = 200): Fasti
   return reply.code(status).type('text/html; charset=utf-8').send(page);
 }
 
+/** Where a form's outcome is shown: its id, the page to return to, and its fields' labels. */
+export interface FormTarget {
+  form: string;
+  back: string;
+  /** API field name → the label the form shows for it, so a refusal names what the user sees. */
+  labels?: Record<string, string>;
+}
+
 /**
  * Runs a form's action, then redirects (POST-redirect-GET) with a flash: the action's success
  * message, or the service's refusal shown next to `form` with what the user typed.
@@ -80,7 +88,7 @@ export async function runAction(
   deps: ServiceDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  target: { form: string; back: string },
+  target: FormTarget,
   action: () => Promise<Omit<Flash, 'kind'> & { back?: string }>,
 ): Promise<FastifyReply> {
   const { session } = sessionOf(request);
@@ -90,16 +98,38 @@ export async function runAction(
     if (next) back = next;
     await setFlash(deps, session, { kind: 'success', ...flash });
   } catch (error) {
-    if (!(error instanceof AppError) || error.status >= 500) throw error;
-    const { csrf: _csrf, ...values } = formBody(request);
-    await setFlash(deps, session, { kind: 'error', message: readable(error), form: target.form, values });
+    return refuseForm(deps, request, reply, target, error);
   }
   return reply.code(303).header('location', back).send();
 }
 
-/** The service's message, with the field problems it names. */
-function readable(error: AppError): string {
-  const details = (error.details ?? []).map((detail) => detail.message);
-  const extra = details.filter((message) => !error.message.includes(message));
-  return extra.length > 0 ? `${error.message} (${extra.join('; ')})` : error.message;
+/**
+ * Redirects back to the form with the service's refusal beside it and what the user typed; a
+ * programmer's error or a server failure is thrown on to the error page.
+ */
+export async function refuseForm(
+  deps: ServiceDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: FormTarget,
+  error: unknown,
+): Promise<FastifyReply> {
+  if (!(error instanceof AppError) || error.status >= 500) throw error;
+  const { csrf: _csrf, ...values } = formBody(request);
+  const message = readable(error, target.labels ?? {});
+  await setFlash(deps, sessionOf(request).session, { kind: 'error', message, form: target.form, values });
+  return reply.code(303).header('location', target.back).send();
+}
+
+/** The service's message, with the field problems it names, in the form's words. */
+function readable(error: AppError, labels: Record<string, string>): string {
+  const words = (text: string) =>
+    Object.entries(labels).reduce(
+      (out, [field, label]) => out.replace(new RegExp(`\\b${field}\\b`, 'g'), label),
+      text,
+    );
+  const message = words(error.message);
+  const details = (error.details ?? []).map((detail) => words(detail.message));
+  const extra = details.filter((detail) => !message.includes(detail));
+  return extra.length > 0 ? `${message} (${extra.join('; ')})` : message;
 }

@@ -11,6 +11,8 @@ import { sessionCookie } from './http.ts';
 import { SESSION_LIFETIME_MS } from './session.ts';
 import { FORM, form, sessionCookieOf, signIn } from './test-browser.ts';
 
+const PREVIEW_URL = 'https://www.example.com/api/preview?slug={slug}&token={token}';
+
 for (const dialect of DIALECTS) {
   describe(`dashboard session [${dialect}]`, () => {
     let t: TestApp;
@@ -406,6 +408,89 @@ for (const dialect of DIALECTS) {
       assert.match(onlyUrl.body, /Site settings saved/);
       const kept = (await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data;
       assert.deepEqual([kept.websiteUrl, kept.articlesPath], ['https://other.example.com', '/notes']);
+    });
+
+    test('Settings, Preview on site: saves the preview URL, refuses a bad one by its label, empty removes it', async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject();
+      await t.putArticle(project.id, 'a', newArticle({ slug: 'first-post' }));
+      const settings = `/dashboard/projects/${project.id}/settings`;
+      const before = await browser.get(settings);
+      assert.match(before.body, /<h2 id="preview-title">Preview on site<\/h2>/);
+      assert.match(before.body, /<label for="preview-url">Preview URL </);
+
+      const saved = await browser.submit(`${settings}/preview`, { previewUrl: PREVIEW_URL });
+      assert.match(saved.body, /Preview URL saved\./);
+      assert.match(
+        saved.body,
+        /id="preview-url" name="previewUrl" [^>]*value="https:\/\/www\.example\.com\/api\/preview\?slug=\{slug\}&amp;token=\{token\}"/,
+      );
+      assert.match(
+        saved.body,
+        /<code id="example-preview-url">https:\/\/www\.example\.com\/api\/preview\?slug=first-post&amp;token=folio_pt_…<\/code>/,
+      );
+      assert.equal(
+        (await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data.previewUrl,
+        PREVIEW_URL,
+      );
+
+      for (const [typedUrl, why] of [
+        ['https://www.example.com/preview?slug={slug}', /Preview URL must contain \{token\}/],
+        ['ftp://www.example.com/{token}', /Preview URL must use http or https/],
+      ] as const) {
+        const refused = await browser.submit(`${settings}/preview`, { previewUrl: typedUrl });
+        const error = /<p class="form-error" role="alert" id="preview-url-error">([^<]+)<\/p>/.exec(
+          refused.body,
+        );
+        assert.match(error?.[1] ?? '', why, typedUrl);
+        assert.ok(refused.body.includes(`value="${typedUrl}" aria-describedby="preview-url-error"`));
+      }
+      assert.equal(
+        (await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data.previewUrl,
+        PREVIEW_URL,
+      );
+
+      const removed = await browser.submit(`${settings}/preview`, { previewUrl: ' ' });
+      assert.match(removed.body, /Preview URL removed\./);
+      assert.equal((await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data.previewUrl, null);
+    });
+
+    test('keys: a preview key is made beside content keys, marked as such, and reads drafts', async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject();
+      await t.putArticle(project.id, 'a', newArticle({ slug: 'a', title: 'Served', published: true }));
+      await t.admin('PUT', `/admin/v1/projects/${project.id}/articles/a/draft`, {
+        slug: 'a',
+        title: 'Drafted',
+        blocks: [],
+      });
+      const delivery = `/dashboard/projects/${project.id}`;
+      const page = await browser.get(delivery);
+      assert.match(page.body, /<input type="radio" name="kind" value="content" checked> <span>Content key/);
+      assert.match(page.body, /<input type="radio" name="kind" value="preview"> <span>Preview key/);
+
+      const created = await browser.submit(`${delivery}/keys`, { name: 'server render', kind: 'preview' });
+      assert.match(created.body, /Preview key &quot;server render&quot; created\./);
+      assert.match(created.body, /<strong>Your new preview key\.<\/strong>/);
+      const key = /<code id="new-key">(folio_pk_[^<]+)</.exec(created.body)![1]!;
+      const read = await t.deliver(key, `/api/v1/projects/${project.id}/content/by-slug/a`);
+      assert.deepEqual([read.json().data.title, read.json().data.status], ['Drafted', 'changed']);
+
+      const content = await browser.submit(`${delivery}/keys`, { name: 'site', kind: 'content' });
+      assert.match(content.body, /<code id="new-key">folio_ck_/);
+      const kinds = [
+        ...content.body.matchAll(
+          /<th scope="row">([^<]+)<\/th>\s*<td><span class="status [a-z]+">([a-z]+)<\/span>/g,
+        ),
+      ];
+      assert.deepEqual(kinds.map((m) => [m[1], m[2]]).sort(), [
+        ['server render', 'preview'],
+        ['site', 'content'],
+      ]);
+      const refused = await browser.submit(`${delivery}/keys`, { name: 'odd', kind: 'admin' });
+      assert.match(refused.body, /id="keys-error">The kind must be a content key or a preview key\./);
+      assert.match(refused.body, /<input type="radio" name="kind" value="content" checked>/);
+      assert.equal((await t.admin('GET', `/admin/v1/projects/${project.id}/keys`)).json().data.length, 2);
     });
 
     test('articles: search by title, publish, unpublish, delete, and a preview rendered safely', async () => {

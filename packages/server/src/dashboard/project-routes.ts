@@ -127,23 +127,28 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
       message: string;
       secret?: { label: string; value: string };
     }>,
+    labels?: Record<string, string>,
   ) =>
     app.post<{ Params: ProjectParams & Record<string, string> }>(
       `/projects/:projectId${path}`,
       async (request, reply) => {
         const { projectId } = request.params;
         const back = `${projectPath(projectId)}${page}`;
-        return runAction(deps, request, reply, { form, back }, () =>
+        return runAction(deps, request, reply, { form, back, ...(labels ? { labels } : {}) }, () =>
           work(projectId, formBody(request), request.params),
         );
       },
     );
 
   action('/keys', 'keys', '#keys', async (projectId, body) => {
-    const created = await createContentKey(deps, projectId, requireText(body.name ?? '', 'name'));
+    const kind = body.kind ?? 'content';
+    if (kind !== 'content' && kind !== 'preview') {
+      throw new AppError('invalid_body', 'The kind must be a content key or a preview key.');
+    }
+    const created = await createContentKey(deps, projectId, requireText(body.name ?? '', 'name'), kind);
     return {
-      message: `Key "${created.name}" created.`,
-      secret: { label: 'content-key', value: created.key },
+      message: `${kind === 'preview' ? 'Preview' : 'Content'} key "${created.name}" created.`,
+      secret: { label: `${kind}-key`, value: created.key },
     };
   });
   action('/keys/:keyId/revoke', 'keys', '#keys', async (projectId, _body, params) => {
@@ -184,8 +189,19 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
     });
     return { message: 'Site settings saved.' };
   };
-  // No #site: the page has one card, and a fragment would take focus from the refused field.
+  // No fragment: it would take focus from the refused field, which the page's script focuses.
   action('/settings', 'site', '/settings', saveSite);
+  action(
+    '/settings/preview',
+    'preview-url',
+    '/settings',
+    async (projectId, { previewUrl = '' }) => {
+      const url = previewUrl.trim();
+      await updateProject(deps, projectId, { previewUrl: url === '' ? null : url });
+      return { message: url === '' ? 'Preview URL removed.' : 'Preview URL saved.' };
+    },
+    { previewUrl: 'Preview URL' },
+  );
   // Where the form posted while the card was on the Delivery page: a tab opened before the
   // move still saves.
   action('/site', 'site', '/settings', saveSite);

@@ -61,10 +61,15 @@ function connectionCard({ project, baseUrl }: DeliveryPageData): SafeHtml {
 
 function keysCard({ flash, csrfToken }: PageContext, { project, keys }: DeliveryPageData): SafeHtml {
   const base = projectPath(project.id);
-  const created = flash?.secret?.label === 'content-key' ? flash.secret.value : undefined;
+  const created =
+    flash?.secret?.label === 'content-key' || flash?.secret?.label === 'preview-key'
+      ? flash.secret
+      : undefined;
+  const kind = typed(flash, 'keys', 'kind', 'content');
   const rows = keys.map(
     (key) => html`<tr>
       <th scope="row">${key.name}</th>
+      <td><span class="status ${key.kind === 'preview' ? 'changed' : 'succeeded'}">${key.kind}</span></td>
       <td><code>${key.prefix}…</code></td>
       <td>${timeTag(key.createdAt)}</td>
       <td>${timeTag(key.lastUsedAt, 'never')}</td>
@@ -72,7 +77,7 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
         action: `${base}/keys/${encodeURIComponent(key.id)}/revoke`,
         csrfToken,
         label: 'Revoke…',
-        question: `Revoke "${key.name}"? Sites using it stop getting content at once.`,
+        question: `Revoke "${key.name}"? Whatever uses it stops getting content at once.`,
         confirmLabel: 'Revoke key',
         small: true,
       })}</td>
@@ -80,19 +85,17 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
   );
   return html`<section class="card" id="keys" aria-labelledby="keys-title">
   <h2 id="keys-title">Content API keys</h2>
-  ${
-    created
-      ? html`<div class="once" role="status">
-    <p><strong>Your new content key.</strong> Copy it now: you will not see it again.</p>
-    <p>${copyable('new-key', created, 'new content key')}</p>
-  </div>`
-      : ''
-  }
+  ${created ? createdKey(created) : ''}
   <form method="post" action="${base}/keys" class="inline">
     ${csrfField(csrfToken)}
     <label for="key-name">Key name</label>
     <input id="key-name" name="name" required maxlength="200" placeholder="e.g. production site"
       value="${typed(flash, 'keys', 'name', '')}"${describedBy(flash, 'keys')}>
+    <fieldset class="key-kind">
+      <legend>Kind</legend>
+      <label><input type="radio" name="kind" value="content"${kind === 'preview' ? '' : html` checked`}> <span>Content key <span class="muted">reads published articles: for the site</span></span></label>
+      <label><input type="radio" name="kind" value="preview"${kind === 'preview' ? html` checked` : ''}> <span>Preview key <span class="muted">reads drafts and unpublished articles too: keep it on a server</span></span></label>
+    </fieldset>
     <button type="submit" class="button primary">Create key</button>
     ${formError(flash, 'keys')}
   </form>
@@ -100,12 +103,21 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
     keys.length === 0
       ? html`<p>No working keys. A site needs one to read content.</p>`
       : html`<div class="table-wrap"><table>
-    <caption class="sr-only">Working content keys</caption>
-    <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+    <caption class="sr-only">Working keys</caption>
+    <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
     <tbody>${rows}</tbody>
   </table></div>`
   }
 </section>`;
+}
+
+/** A key just made, shown this once. */
+function createdKey(secret: { label: string; value: string }): SafeHtml {
+  const preview = secret.label === 'preview-key';
+  return html`<div class="once" role="status">
+    <p><strong>Your new ${preview ? 'preview' : 'content'} key.</strong> Copy it now: you will not see it again.${preview ? ' It reads drafts: keep it out of browsers and public code.' : ''}</p>
+    <p>${copyable('new-key', secret.value, `new ${preview ? 'preview' : 'content'} key`)}</p>
+  </div>`;
 }
 
 function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {

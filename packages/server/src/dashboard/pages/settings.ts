@@ -9,7 +9,10 @@ export interface SettingsPageData {
   exampleSlug: string;
 }
 
-/** The seed's Settings page: its Site and URLs card sets the website URL and the articles path. */
+/**
+ * The Settings page: Site and URLs (the website URL and the articles path), and Preview on site
+ * (the preview URL that preview links fill in).
+ */
 export function settingsPage(context: PageContext, data: SettingsPageData): string {
   const { project } = data;
   return layout({
@@ -19,6 +22,7 @@ export function settingsPage(context: PageContext, data: SettingsPageData): stri
     body: html`<h1>Settings <span class="muted">· ${project.name}</span></h1>
 <div class="cards">
 ${siteCard(context, data)}
+${previewCard(context, data)}
 </div>`,
   });
 }
@@ -51,5 +55,33 @@ function siteCard(
     <dt>Sitemap entry URL</dt><dd>${project.websiteUrl ? html`<code id="example-sitemap-url">${project.websiteUrl}${path}</code>` : html`<span class="muted">set a Website URL: the sitemap needs one</span>`}</dd>
     <dt>Sitemap endpoint</dt><dd><code>${sitemapEndpoint}</code></dd>
   </dl>
+</section>`;
+}
+
+function previewCard(
+  { flash, csrfToken }: PageContext,
+  { project, exampleSlug }: SettingsPageData,
+): SafeHtml {
+  const base = projectPath(project.id);
+  const example = project.previewUrl
+    ?.replaceAll('{token}', 'folio_pt_…')
+    .replaceAll('{slug}', encodeURIComponent(exampleSlug));
+  // novalidate: the browser's URL check knows nothing of {token}; the server's refusal says why.
+  return html`<section class="card" id="preview" aria-labelledby="preview-title">
+  <h2 id="preview-title">Preview on site</h2>
+  <p>An article's "Preview on site" button opens this address of your site with a one-hour preview token, so the site can show the draft before it is published. The site reads the draft with the token (<code>getArticle(slug, { previewToken })</code>).</p>
+  <form method="post" action="${base}/settings/preview" class="stack" novalidate>
+    ${csrfField(csrfToken)}
+    <label for="preview-url">Preview URL <span class="muted">(must contain {token}; {slug} is optional; empty removes it)</span></label>
+    <input id="preview-url" name="previewUrl" type="url" placeholder="https://www.example.com/api/preview?slug={slug}&amp;token={token}"
+      value="${typed(flash, 'preview-url', 'previewUrl', project.previewUrl ?? '')}"${describedBy(flash, 'preview-url')}>
+    ${formError(flash, 'preview-url')}
+    <button type="submit" class="button primary">Save preview URL</button>
+  </form>
+  <h3>Example for the article <code>${exampleSlug}</code></h3>
+  <dl class="facts">
+    <dt>Preview link</dt><dd>${example ? html`<code id="example-preview-url">${example}</code>` : html`<span class="muted">none: without a preview URL, "Preview on site" is off</span>`}</dd>
+  </dl>
+  <p class="muted">A site that renders drafts on its server can use a preview key instead; create one under <a href="${base}#keys">Content API keys</a>.</p>
 </section>`;
 }

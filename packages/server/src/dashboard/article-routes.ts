@@ -7,16 +7,24 @@ import {
   unpublishArticle,
 } from '../services/articles.ts';
 import type { ServiceDeps } from '../services/deps.ts';
+import { discardDraft } from '../services/drafts.ts';
+import { createPreviewLink } from '../services/preview-links.ts';
 import { getProject } from '../services/projects.ts';
-import { formBody, runAction, sendHtml, sessionOf } from './http.ts';
-import { articlePreviewPage, articlesPage } from './pages/articles.ts';
+import { scheduleArticle } from '../services/schedules.ts';
+import { type FormTarget, formBody, refuseForm, runAction, sendHtml, sessionOf } from './http.ts';
+import { articlePage, previewLinkPage } from './pages/article.ts';
+import { articlesPage } from './pages/articles.ts';
 import { projectPath } from './pages/layout.ts';
+import { describeSchedule, readScheduleForm, SCHEDULE_LABELS } from './schedule-form.ts';
 
 type ArticleParams = { projectId: string; articleId: string };
 const PAGE_SIZE = 50;
 const SEARCH_MAX = 200;
 
-/** The Articles page: list and search, preview, publish, unpublish, delete. */
+/**
+ * The Articles page: list and search; an article's page with its state, draft and schedule;
+ * publish, unpublish, delete, discard the draft, schedule, and preview on the site.
+ */
 export function articleRoutes(deps: ServiceDeps): FastifyPluginAsync {
   return async (app) => {
     app.get<{ Params: { projectId: string }; Querystring: { q?: string; page?: string } }>(
@@ -38,7 +46,7 @@ export function articleRoutes(deps: ServiceDeps): FastifyPluginAsync {
       const { session, flash } = sessionOf(request);
       const project = await getProject(deps, request.params.projectId);
       const article = await getArticle(deps, project.id, request.params.articleId);
-      return sendHtml(reply, articlePreviewPage({ csrfToken: session.csrfToken, flash }, project, article));
+      return sendHtml(reply, articlePage({ csrfToken: session.csrfToken, flash }, project, article));
     });
 
     const action = (verb: string, work: (projectId: string, articleId: string) => Promise<string>) =>
@@ -68,7 +76,61 @@ export function articleRoutes(deps: ServiceDeps): FastifyPluginAsync {
       await deleteArticle(deps, projectId, id);
       return `Deleted "${title}".`;
     });
+    installEditorialActions(app, deps);
   };
+}
+
+/** The article page's own forms: each returns to the article page, its outcome beside the form. */
+function installEditorialActions(app: Parameters<FastifyPluginAsync>[0], deps: ServiceDeps): void {
+  const articleUrl = ({ projectId, articleId }: ArticleParams) =>
+    `${projectPath(projectId)}/articles/${encodeURIComponent(articleId)}`;
+  const action = (
+    path: string,
+    target: Omit<FormTarget, 'back'>,
+    work: (params: ArticleParams, body: Record<string, string>) => Promise<string>,
+  ) =>
+    app.post<{ Params: ArticleParams }>(
+      `/projects/:projectId/articles/:articleId/${path}`,
+      (request, reply) =>
+        runAction(deps, request, reply, { ...target, back: articleUrl(request.params) }, async () => ({
+          message: await work(request.params, formBody(request)),
+        })),
+    );
+
+  action('draft/discard', { form: 'draft' }, async ({ projectId, articleId }) => {
+    await discardDraft(deps, projectId, articleId);
+    return 'Draft discarded.';
+  });
+  action(
+    'schedule',
+    { form: 'schedule', labels: SCHEDULE_LABELS },
+    async ({ projectId, articleId }, body) => {
+      const asked = readScheduleForm(body);
+      return describeSchedule(asked, await scheduleArticle(deps, projectId, articleId, asked));
+    },
+  );
+  action('schedule/cancel', { form: 'schedule' }, async ({ projectId, articleId }) => {
+    await scheduleArticle(deps, projectId, articleId, { publishAt: null, unpublishAt: null });
+    return 'Schedule cancelled.';
+  });
+
+  // Posted into a new tab: the answer is a page that goes on to the site, not a redirect, since
+  // the dashboard's form-action policy would stop a redirect to another origin.
+  app.post<{ Params: ArticleParams }>(
+    '/projects/:projectId/articles/:articleId/preview-link',
+    async (request, reply) => {
+      const { projectId, articleId } = request.params;
+      try {
+        const project = await getProject(deps, projectId);
+        const article = await getArticle(deps, projectId, articleId);
+        const link = await createPreviewLink(deps, projectId, articleId);
+        const context = { csrfToken: sessionOf(request).session.csrfToken, flash: undefined };
+        return sendHtml(reply, previewLinkPage(context, project, article, link));
+      } catch (error) {
+        return refuseForm(deps, request, reply, { form: 'preview', back: articleUrl(request.params) }, error);
+      }
+    },
+  );
 }
 
 /** Where to go after an action: a page of this project's articles, never another address. */

@@ -101,7 +101,74 @@ function focusOutcome() {
   }
 }
 
+const pad = (value) => String(value).padStart(2, '0');
+const viewerZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+// The server knows no viewer's zone: it writes times in UTC, and this adds the local time.
+function showLocalTimes() {
+  const format = new Intl.DateTimeFormat(undefined, {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  });
+  for (const local of document.querySelectorAll('[data-local-time]')) {
+    const time = new Date(local.dataset.localTime);
+    if (Number.isNaN(time.getTime())) continue;
+    local.textContent = format.format(time);
+    local.hidden = false;
+    const utc = local.parentElement?.querySelector('time');
+    if (utc) {
+      utc.textContent = `(${utc.textContent})`;
+      utc.classList.add('muted');
+    }
+  }
+}
+
+/** A Date as a datetime-local field's value, in the viewer's zone. */
+function localInputValue(date) {
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  return `${day}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+// Schedule fields are typed in the viewer's zone: shown converted from the stored UTC time, and
+// sent as UTC in the hidden field beside each (the server reads a field without it as UTC).
+function enhanceScheduleForms() {
+  const forms = new Set([...document.querySelectorAll('input[data-utc-field]')].map((field) => field.form));
+  for (const form of forms) {
+    const fields = [...form.querySelectorAll('input[data-utc-field]')];
+    for (const field of fields) {
+      const stored = new Date(field.dataset.utc);
+      if (field.dataset.utc && !Number.isNaN(stored.getTime())) field.value = localInputValue(stored);
+    }
+    const note = form.querySelector('[data-zone-note]');
+    if (note) note.textContent = `Times are in your time zone, ${viewerZone()}.`;
+    form.addEventListener('submit', () => {
+      for (const field of fields) {
+        const hidden = form.elements.namedItem(field.dataset.utcField);
+        const time = new Date(field.value);
+        hidden.value = field.value && !Number.isNaN(time.getTime()) ? time.toISOString() : '';
+      }
+    });
+  }
+}
+
+// "Preview on site" answers, in its new tab, with the link: go on to the site at once, with no
+// way back to this tab from the site's page.
+function openPreviewLink() {
+  const link = document.querySelector('a[data-open-preview]');
+  if (!link) return;
+  window.opener = null;
+  window.location.replace(link.href);
+}
+
 document.addEventListener('DOMContentLoaded', () => {
+  openPreviewLink();
+  showLocalTimes();
+  enhanceScheduleForms();
   enableCopyButtons(document);
   focusOutcome();
   enhanceConfirmations();

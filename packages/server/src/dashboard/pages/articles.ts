@@ -1,5 +1,6 @@
-import { type BlockComponents, html, raw, renderBlocks, type SafeHtml } from '@folio/client';
+import { html, type SafeHtml } from '@folio/client';
 import type { AdminArticle, Pagination, Project } from '@folio/schema';
+import { articlePath, scheduleLines, stateBadges } from './article-state.ts';
 import {
   confirmButton,
   csrfField,
@@ -10,36 +11,24 @@ import {
   timeTag,
 } from './layout.ts';
 
-// The dashboard makes no requests to other origins, so the preview names media instead of
-// loading them: an image from the site's CDN or a YouTube player would each be one.
-const previewComponents: BlockComponents = {
-  image: (block, { html, safeHref }) => {
-    const href = safeHref(block.url);
-    const label = block.alt || block.url;
-    return html`<figure class="media-placeholder"><p>Image (not loaded in the preview): ${href ? html`<a href="${href}">${label}</a>` : label}</p>${block.caption ? html`<figcaption>${block.caption}</figcaption>` : ''}</figure>`;
-  },
-  video: (block, { html, safeHref }) => {
-    const href = safeHref(block.url);
-    return html`<figure class="media-placeholder"><p>YouTube video (not loaded in the preview): ${href ? html`<a href="${href}">${block.title}</a>` : block.title}</p></figure>`;
-  },
-};
-
-function articlePath(project: Project, article: AdminArticle): string {
-  return `${projectPath(project.id)}/articles/${encodeURIComponent(article.id)}`;
-}
-
-function statusBadge(article: AdminArticle): SafeHtml {
-  return article.published
-    ? html`<span class="status succeeded">published</span>`
-    : html`<span class="status draft">unpublished</span>`;
-}
-
-/** Publish or unpublish, and delete behind a confirmation. `back` is where to return. */
-function articleActions(csrfToken: string, project: Project, article: AdminArticle, back: string): SafeHtml {
+/**
+ * Publish (the changes, when a draft waits) or unpublish, and delete behind a confirmation;
+ * `back` is where to return, `first` any action to put before them.
+ */
+export function articleActions(
+  csrfToken: string,
+  project: Project,
+  article: AdminArticle,
+  back: string,
+  first: SafeHtml | '' = '',
+): SafeHtml {
   const path = articlePath(project, article);
-  const action = article.published ? 'unpublish' : 'publish';
+  const button = (action: 'publish' | 'unpublish', label: string, name: string) =>
+    html`<form method="post" action="${path}/${action}">${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"><button type="submit" class="button small secondary" aria-label="${name}">${label}</button></form>`;
   return html`<div class="actions">
-    <form method="post" action="${path}/${action}">${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"><button type="submit" class="button small secondary" aria-label="${action === 'publish' ? 'Publish' : 'Unpublish'} ${article.title}">${action === 'publish' ? 'Publish' : 'Unpublish'}</button></form>
+    ${first}
+    ${article.published && article.draft ? button('publish', 'Publish changes', `Publish changes to ${article.title}`) : ''}
+    ${article.published ? button('unpublish', 'Unpublish', `Unpublish ${article.title}`) : button('publish', 'Publish', `Publish ${article.title}`)}
     ${confirmButton({
       action: `${path}/delete`,
       csrfToken,
@@ -65,7 +54,7 @@ export function articlesPage(
   const rows = list.data.map(
     (article) => html`<tr>
       <th scope="row"><a href="${articlePath(project, article)}">${article.title}</a><br><code class="muted">${article.slug}</code></th>
-      <td>${statusBadge(article)}</td>
+      <td>${stateBadges(article)}${scheduleLines(article).map((line) => html`<br><small>${line}</small>`)}</td>
       <td>${timeTag(article.publishedAt)}</td>
       <td>${timeTag(article.updatedAt)}</td>
       <td>${articleActions(context.csrfToken, project, article, back)}</td>
@@ -92,7 +81,7 @@ export function articlesPage(
       ? ''
       : html`<div class="table-wrap"><table>
     <caption class="sr-only">Articles, most recently updated first</caption>
-    <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Published</th><th scope="col">Updated</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+    <thead><tr><th scope="col">Title</th><th scope="col">State</th><th scope="col">Published</th><th scope="col">Updated</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
     <tbody>${rows}</tbody>
   </table></div>`
   }
@@ -106,33 +95,5 @@ export function articlesPage(
       : ''
   }
 </section>`,
-  });
-}
-
-/** One article rendered with `@folio/client`'s renderer, as a site would show it. */
-export function articlePreviewPage(context: PageContext, project: Project, article: AdminArticle): string {
-  const back = articlePath(project, article);
-  return layout({
-    title: `${article.title}: Preview`,
-    context,
-    project: { id: project.id, name: project.name, current: 'articles' },
-    body: html`<p><a href="${projectPath(project.id)}/articles">← All articles</a></p>
-<section class="card" aria-labelledby="meta-title">
-  <h2 id="meta-title" class="sr-only">Article details</h2>
-  <dl class="facts">
-    <dt>Status</dt><dd>${statusBadge(article)}</dd>
-    <dt>Slug</dt><dd><code>${article.slug}</code></dd>
-    <dt>Canonical path</dt><dd><code>${project.articlesPath}/${encodeURIComponent(article.slug)}</code></dd>
-    <dt>Published</dt><dd>${timeTag(article.publishedAt)}</dd>
-    <dt>Updated</dt><dd>${timeTag(article.updatedAt)}</dd>
-  </dl>
-  ${articleActions(context.csrfToken, project, article, back)}
-  ${formError(context.flash, 'articles')}
-</section>
-<article class="preview card" aria-label="Preview">
-  <p class="muted preview-note">Preview, rendered by <code>@folio/client</code> as a site renders it</p>
-  <h1>${article.title}</h1>
-  ${raw(renderBlocks(article.blocks, { components: previewComponents }))}
-</article>`,
   });
 }

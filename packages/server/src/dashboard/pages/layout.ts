@@ -103,7 +103,21 @@ export function describedBy(flash: Flash | undefined, form: string): SafeHtml | 
 /** An ISO time as a readable UTC date with a machine-readable `<time>`. */
 export function timeTag(iso: string | null, empty = '—'): SafeHtml | string {
   if (!iso) return empty;
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return html`<time datetime="${iso}">${utcText(iso)}</time>`;
+}
+
+/**
+ * A time in the viewer's own zone and in UTC. The server cannot know the zone, so the page's
+ * script writes the local time in (`data-local-time`); without the script the UTC time stands
+ * alone and says so.
+ */
+export function zonedTime(iso: string): SafeHtml {
+  return html`<span class="zoned"><span class="local-time" data-local-time="${iso}" hidden></span> <time datetime="${iso}">${utcText(iso)}</time></span>`;
+}
+
+/** `2026-11-20 10:00 UTC`: an ISO time as the dashboard writes it in UTC. */
+export function utcText(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** A destructive action behind a disclosure: works without JavaScript, one extra deliberate click. */

@@ -1,0 +1,187 @@
+import { type BlockComponents, html, raw, renderBlocks, type SafeHtml } from '@folio/client';
+import type { AdminArticle, Draft, PreviewLink, Project } from '@folio/schema';
+import { stableStringify } from '../../services/stable-json.ts';
+import { articlePath, articleState, scheduleLines, stateBadges } from './article-state.ts';
+import { articleActions } from './articles.ts';
+import {
+  confirmButton,
+  copyable,
+  csrfField,
+  describedBy,
+  formError,
+  layout,
+  type PageContext,
+  projectPath,
+  timeTag,
+  typed,
+  zonedTime,
+} from './layout.ts';
+
+// The dashboard makes no requests to other origins, so the preview names media instead of
+// loading them: an image from the site's CDN or a YouTube player would each be one.
+const previewComponents: BlockComponents = {
+  image: (block, { html, safeHref }) => {
+    const href = safeHref(block.url);
+    const label = block.alt || block.url;
+    return html`<figure class="media-placeholder"><p>Image (not loaded in the preview): ${href ? html`<a href="${href}">${label}</a>` : label}</p>${block.caption ? html`<figcaption>${block.caption}</figcaption>` : ''}</figure>`;
+  },
+  video: (block, { html, safeHref }) => {
+    const href = safeHref(block.url);
+    return html`<figure class="media-placeholder"><p>YouTube video (not loaded in the preview): ${href ? html`<a href="${href}">${block.title}</a>` : block.title}</p></figure>`;
+  },
+};
+
+const STATE_NOTE = {
+  published: 'served to content keys',
+  changed: 'served, with a draft waiting: content keys get the published version until it is published',
+  unpublished: 'not served to content keys',
+} as const;
+
+/**
+ * One article: its state and schedule, what its draft changes, the schedule form, and the
+ * draft (else the stored version) rendered with `@folio/client`'s renderer, as a site would.
+ */
+export function articlePage(context: PageContext, project: Project, article: AdminArticle): string {
+  const shown = article.draft ?? article;
+  return layout({
+    title: `${article.title}: Article`,
+    context,
+    project: { id: project.id, name: project.name, current: 'articles' },
+    body: html`<p><a href="${projectPath(project.id)}/articles">← All articles</a></p>
+<h1>${article.title} <span class="muted">· Article</span></h1>
+${detailsCard(context, project, article)}
+${article.draft ? draftCard(context, project, article, article.draft) : ''}
+${scheduleCard(context, project, article)}
+<article class="preview card" aria-label="Preview">
+  <p class="muted preview-note">${article.draft ? 'The draft' : 'Preview'}, rendered by <code>@folio/client</code> as a site renders it</p>
+  <h1>${shown.title}</h1>
+  ${raw(renderBlocks(shown.blocks, { components: previewComponents }))}
+</article>`,
+  });
+}
+
+function detailsCard(context: PageContext, project: Project, article: AdminArticle): SafeHtml {
+  const path = articlePath(project, article);
+  const schedule = scheduleLines(article);
+  const previewOnSite = project.previewUrl
+    ? html`<form method="post" action="${path}/preview-link" target="_blank" rel="noopener">${csrfField(context.csrfToken)}<button type="submit" class="button small primary"${describedBy(context.flash, 'preview')}>Preview on site<span class="sr-only"> (opens a new tab)</span></button></form>`
+    : '';
+  return html`<section class="card" aria-labelledby="meta-title">
+  <h2 id="meta-title" class="sr-only">Article details</h2>
+  <dl class="facts">
+    <dt>State</dt><dd>${stateBadges(article)} <span class="muted">${STATE_NOTE[articleState(article)]}</span></dd>
+    ${schedule.length > 0 ? html`<dt>Scheduled</dt><dd class="schedule-lines">${schedule}</dd>` : ''}
+    <dt>Slug</dt><dd><code>${article.slug}</code></dd>
+    <dt>Canonical path</dt><dd><code>${project.articlesPath}/${encodeURIComponent(article.slug)}</code></dd>
+    <dt>Published</dt><dd>${timeTag(article.publishedAt)}</dd>
+    <dt>Updated</dt><dd>${timeTag(article.updatedAt)}</dd>
+  </dl>
+  ${articleActions(context.csrfToken, project, article, path, previewOnSite)}
+  ${
+    project.previewUrl
+      ? ''
+      : html`<p class="muted" id="preview-needs-url">Preview on site needs the site's preview URL: <a href="${projectPath(project.id)}/settings#preview">set it in Settings</a>.</p>`
+  }
+  ${formError(context.flash, 'articles')}
+  ${formError(context.flash, 'preview')}
+  ${article.draft ? '' : formError(context.flash, 'draft')}
+</section>`;
+}
+
+/** What the draft changes against the stored version: title, slug, blocks, SEO, related. */
+function draftCard(context: PageContext, project: Project, article: AdminArticle, draft: Draft): SafeHtml {
+  const path = articlePath(project, article);
+  const against = article.published ? 'what is served' : 'the saved version';
+  const same = (a: unknown, b: unknown) => stableStringify(a) === stableStringify(b);
+  const text = (from: string, to: string, code: boolean) => {
+    if (from === to) return html`<span class="muted">unchanged</span>`;
+    const show = (value: string) => (code ? html`<code>${value}</code>` : html`“${value}”`);
+    return html`<span class="status changed">changed</span> from ${show(from)} to ${show(to)}`;
+  };
+  const differs = (a: unknown, b: unknown) =>
+    same(a, b)
+      ? html`<span class="muted">same as ${against}</span>`
+      : html`<span class="status changed">differ</span> from ${against}`;
+  const count = (blocks: unknown[]) => `${blocks.length} block${blocks.length === 1 ? '' : 's'}`;
+  return html`<section class="card" id="draft" aria-labelledby="draft-title">
+  <h2 id="draft-title">Draft</h2>
+  <p>Saved ${timeTag(draft.updatedAt)}. ${article.published ? 'Publishing it replaces what content keys get.' : 'Publishing the article serves the draft.'}</p>
+  <dl class="facts draft-changes">
+    <dt>Title</dt><dd id="draft-title-change">${text(article.title, draft.title, false)}</dd>
+    <dt>Slug</dt><dd id="draft-slug-change">${text(article.slug, draft.slug, true)}</dd>
+    <dt>Blocks</dt><dd id="draft-blocks-change">${differs(article.blocks, draft.blocks)}${same(article.blocks, draft.blocks) ? '' : html` <span class="muted">(${count(article.blocks)} → ${count(draft.blocks)})</span>`}</dd>
+    <dt>SEO</dt><dd>${differs(article.seo, draft.seo)}</dd>
+    <dt>Related</dt><dd>${differs(article.related, draft.related)}</dd>
+  </dl>
+  <div class="actions">
+    ${confirmButton({
+      action: `${path}/draft/discard`,
+      csrfToken: context.csrfToken,
+      label: 'Discard draft…',
+      question: `Discard the draft of "${article.title}"? ${article.published ? 'The published version stays as it is.' : 'The saved version stays as it is.'}`,
+      confirmLabel: 'Discard draft',
+      small: true,
+    })}
+  </div>
+  ${formError(context.flash, 'draft')}
+</section>`;
+}
+
+/**
+ * The schedule form. A `datetime-local` field has no zone: the page's script converts what the
+ * viewer typed, in their zone, to UTC in the hidden field beside it. Without the script the
+ * hidden field stays empty and the server reads the typed time as UTC, as the form then says.
+ */
+function scheduleCard({ flash, csrfToken }: PageContext, project: Project, article: AdminArticle): SafeHtml {
+  const path = articlePath(project, article);
+  const lines = scheduleLines(article);
+  const field = (name: 'publishAt' | 'unpublishAt', id: string, label: string, stored: string | null) => {
+    const local = typed(flash, 'schedule', `${name}Local`, stored ? stored.slice(0, 16) : '');
+    const utc = typed(flash, 'schedule', name, stored ?? '');
+    return html`<label for="${id}">${label} <span class="muted">(empty: none)</span></label>
+    <input id="${id}" name="${name}Local" type="datetime-local" value="${local}" data-utc="${utc}" data-utc-field="${name}"${describedBy(flash, 'schedule')}>
+    <input type="hidden" name="${name}" value="">`;
+  };
+  return html`<section class="card" id="schedule" aria-labelledby="schedule-title">
+  <h2 id="schedule-title">Schedule</h2>
+  <p>${lines.length > 0 ? html`<span class="schedule-lines">${lines}</span>` : 'Nothing is scheduled.'}</p>
+  <form method="post" action="${path}/schedule" class="stack" novalidate>
+    ${csrfField(csrfToken)}
+    <p class="muted zone-note" data-zone-note>Times are in UTC.</p>
+    ${field('publishAt', 'publish-at', article.published && article.draft ? 'Publish the draft at' : 'Publish at', article.publishAt)}
+    ${field('unpublishAt', 'unpublish-at', 'Unpublish at', article.unpublishAt)}
+    ${formError(flash, 'schedule')}
+    <p class="muted">A time that has already passed applies at once.</p>
+    <button type="submit" class="button primary">Save schedule</button>
+  </form>
+  ${
+    lines.length > 0
+      ? html`<form method="post" action="${path}/schedule/cancel" class="cancel-schedule">${csrfField(csrfToken)}<button type="submit" class="button secondary">Cancel schedule</button></form>`
+      : ''
+  }
+</section>`;
+}
+
+/**
+ * The answer of "Preview on site", in the tab it opened: the page's script goes on to the link at
+ * once; without the script the editor follows it.
+ */
+export function previewLinkPage(
+  context: PageContext,
+  project: Project,
+  article: AdminArticle,
+  link: PreviewLink,
+): string {
+  return layout({
+    title: `${article.title}: Preview on site`,
+    context,
+    project: { id: project.id, name: project.name, current: 'articles' },
+    body: html`<p><a href="${articlePath(project, article)}">← ${article.title}</a></p>
+<section class="card" aria-labelledby="preview-link-title">
+  <h1 id="preview-link-title">Preview on site</h1>
+  <p><a class="button primary" id="preview-link" href="${link.url}" rel="noopener noreferrer" data-open-preview>Open the preview of “${article.title}”</a></p>
+  <p>The link shows this article's ${article.draft ? 'draft' : article.published ? 'published version' : 'unpublished version'} on your site until ${zonedTime(link.expiresAt)}. Anyone who has it can read it until then.</p>
+  <p>${copyable('preview-url', link.url, 'preview link')}</p>
+</section>`,
+  });
+}

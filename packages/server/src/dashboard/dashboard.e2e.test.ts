@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { fixtureArticle } from '../content/fixture-article.ts';
+import { saveDraft } from '../services/drafts.ts';
 import { chromiumMissing, launchChromium } from '../test/browser.ts';
 import { type Receiver, startReceiver } from '../test/receiver.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
@@ -12,6 +13,23 @@ const skip = chromiumMissing('the dashboard browser test');
 
 // Screenshots for a reviewer; test-results/ is gitignored.
 const SHOTS = new URL('../../../../test-results/dashboard/', import.meta.url);
+
+/** Fails when the page is wider than its viewport, naming the elements that stick out. */
+async function assertNoOverflow(page: Page, name: string): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  if (overflow > 0) {
+    console.error(
+      await page.evaluate(() =>
+        [...document.querySelectorAll('body *')]
+          .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+          .slice(0, 8)
+          .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`)
+          .join('\n'),
+      ),
+    );
+  }
+  assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than the screen`);
+}
 
 describe('dashboard in Chromium', { skip }, () => {
   let t: TestApp;
@@ -48,8 +66,8 @@ describe('dashboard in Chromium', { skip }, () => {
     await t?.close();
   });
 
-  const shot = (name: string) =>
-    page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+  const shot = (name: string, on = page) =>
+    on.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
 
   test('walks through sign-in, keys, webhook, Settings and articles', async () => {
     // Sign in: a wrong token is explained, the right one opens the projects page.
@@ -222,19 +240,7 @@ describe('dashboard in Chromium', { skip }, () => {
     ] as const) {
       await page.goto(`${origin}/dashboard/projects/${projectId}${path}`);
       await shot(name);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      if (overflow > 0) {
-        console.error(
-          await page.evaluate(() =>
-            [...document.querySelectorAll('body *')]
-              .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
-              .slice(0, 8)
-              .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`)
-              .join('\n'),
-          ),
-        );
-      }
-      assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than the screen`);
+      await assertNoOverflow(page, name);
     }
 
     // Sign out: the old session no longer opens pages.
@@ -249,5 +255,166 @@ describe('dashboard in Chromium', { skip }, () => {
       [],
     );
     assert.deepEqual(consoleErrors, []);
+  });
+
+  test('walks an article with a draft: changed, schedule in the viewer’s zone, preview on site, discard', async () => {
+    // A viewer in Berlin: the schedule is typed and shown in their zone, stored in UTC.
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      timezoneId: 'Europe/Berlin',
+      locale: 'en-GB',
+    });
+    const editor = await context.newPage();
+    editor.setDefaultTimeout(10_000);
+    const errors: string[] = [];
+    editor.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    // The site's preview route, answered in the browser: nothing leaves the machine.
+    const previewed: string[] = [];
+    await context.route('https://site.example/**', (route) => {
+      previewed.push(route.request().url());
+      return route.fulfill({
+        contentType: 'text/html',
+        body: '<!doctype html><title>Site</title><h1>Site preview</h1>',
+      });
+    });
+
+    const project = await t.createProject({ name: 'Harbour' });
+    await t.admin('PATCH', `/admin/v1/projects/${project.id}`, {
+      previewUrl: 'https://site.example/api/preview?slug={slug}&token={token}',
+    });
+    await t.putArticle(
+      project.id,
+      'h1',
+      newArticle({ slug: 'harbour-lights', title: 'Harbour lights', published: true }),
+    );
+    await saveDraft({ db: t.db, now: t.clock.now }, project.id, 'h1', {
+      slug: 'harbour-lights-at-dusk',
+      title: 'Harbour lights at dusk',
+      blocks: fixtureArticle.blocks,
+    });
+
+    await editor.goto(`${origin}/dashboard/sign-in`);
+    await editor.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await editor.getByRole('button', { name: 'Sign in' }).click();
+    await editor.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+
+    // The list marks the article changed; its page says what the draft changes.
+    await editor.goto(`${origin}/dashboard/projects/${project.id}/articles`);
+    const row = editor.getByRole('row', { name: /Harbour lights/ });
+    assert.equal(await row.locator('.badges').textContent(), 'changed');
+    await row.getByRole('link', { name: 'Harbour lights' }).click();
+    await editor.getByRole('heading', { name: /Harbour lights · Article/, level: 1 }).waitFor();
+    assert.equal(await editor.locator('.card .badges').first().textContent(), 'changed');
+    const changes = editor.getByRole('region', { name: 'Draft' });
+    assert.equal(
+      await changes.locator('#draft-title-change').textContent(),
+      'changed from “Harbour lights” to “Harbour lights at dusk”',
+    );
+    assert.equal(
+      await changes.locator('#draft-slug-change').textContent(),
+      'changed from harbour-lights to harbour-lights-at-dusk',
+    );
+    assert.match(
+      (await changes.locator('#draft-blocks-change').textContent())!,
+      /^differ from what is served/,
+    );
+
+    // Schedule the draft's publication at 09:30 Berlin time (summer: UTC+2).
+    const schedule = editor.getByRole('region', { name: 'Schedule' });
+    assert.equal(
+      await schedule.locator('[data-zone-note]').textContent(),
+      'Times are in your time zone, Europe/Berlin.',
+    );
+    await schedule.getByLabel('Publish the draft at').fill('2099-06-15T09:30');
+    await schedule.getByRole('button', { name: 'Save schedule' }).click();
+    await editor.getByText('Schedule saved: publishes 2099-06-15 07:30 UTC.').waitFor();
+    assert.equal(
+      (await t.admin('GET', `/admin/v1/projects/${project.id}/articles/h1`)).json().data.publishAt,
+      '2099-06-15T07:30:00.000Z',
+    );
+    assert.equal(await editor.locator('.card .badges').first().textContent(), 'changed scheduled');
+    const when = editor.locator('dd.schedule-lines .schedule-line').first();
+    const whenText = (await when.textContent())!.replace(/\s+/g, ' ');
+    assert.match(
+      whenText,
+      /^Publishes the draft on Mon, 15 Jun 2099, 09:30 CEST \(2099-06-15 07:30 UTC\)$/,
+      whenText,
+    );
+    assert.equal(
+      await schedule.getByLabel('Publish the draft at').inputValue(),
+      '2099-06-15T09:30',
+      'shown in Berlin time',
+    );
+    await shot('11-article-changed-scheduled', editor);
+
+    await editor.setViewportSize({ width: 390, height: 844 });
+    await shot('12-article-mobile', editor);
+    await assertNoOverflow(editor, 'article page');
+    await editor.goto(`${origin}/dashboard/projects/${project.id}/settings`);
+    assert.equal(
+      await editor.getByLabel('Preview URL').inputValue(),
+      'https://site.example/api/preview?slug={slug}&token={token}',
+    );
+    await shot('13-settings-preview-mobile', editor);
+    await assertNoOverflow(editor, 'settings page');
+    await editor.setViewportSize({ width: 1280, height: 900 });
+    await shot('14-settings-preview', editor);
+    await editor.getByRole('link', { name: 'Articles', exact: true }).click();
+    assert.equal(await row.locator('.badges').textContent(), 'changed scheduled');
+    await shot('15-articles-badges', editor);
+    await row.getByRole('link', { name: 'Harbour lights' }).click();
+
+    // Preview on site: a new tab goes on to the site's preview route with a working token.
+    const [site] = await Promise.all([
+      context.waitForEvent('page'),
+      editor.getByRole('button', { name: 'Preview on site (opens a new tab)' }).click(),
+    ]);
+    await site.waitForURL(/^https:\/\/site\.example\//);
+    await site.getByRole('heading', { name: 'Site preview' }).waitFor();
+    const opened = new URL(site.url());
+    assert.equal(opened.searchParams.get('slug'), 'harbour-lights-at-dusk');
+    const token = opened.searchParams.get('token')!;
+    assert.match(token, /^folio_pt_/);
+    assert.equal(await site.evaluate(() => window.opener), null, 'the site cannot reach the dashboard tab');
+    const read = await t.deliver(
+      token,
+      `/api/v1/projects/${project.id}/content/by-slug/harbour-lights-at-dusk`,
+    );
+    assert.equal(read.json().data.title, 'Harbour lights at dusk');
+    assert.deepEqual(previewed, [site.url()]);
+    await site.close();
+
+    // Cancel the schedule, then discard the draft: the published version stands alone again.
+    await editor.getByRole('button', { name: 'Cancel schedule' }).click();
+    await editor.getByText('Schedule cancelled').waitFor();
+    assert.equal(await editor.locator('.card .badges').first().textContent(), 'changed');
+    await schedule.getByText('Nothing is scheduled.', { exact: true }).waitFor();
+    assert.equal(
+      (await t.admin('GET', `/admin/v1/projects/${project.id}/articles/h1`)).json().data.publishAt,
+      null,
+    );
+    await editor.getByText('Discard draft…').click();
+    await editor.getByRole('button', { name: 'Discard draft', exact: true }).click();
+    await editor.getByText('Draft discarded.').waitFor();
+    assert.equal(await editor.locator('.card .badges').first().textContent(), 'published');
+    assert.equal(await editor.getByRole('region', { name: 'Draft' }).count(), 0);
+    const served = (await t.admin('GET', `/admin/v1/projects/${project.id}/articles/h1`)).json().data;
+    assert.deepEqual([served.title, served.draft], ['Harbour lights', null]);
+
+    // A preview key, made beside the content keys and marked as one.
+    await editor.getByRole('link', { name: 'Harbour: Delivery' }).click();
+    await editor.getByLabel('Key name').fill('server render');
+    await editor.getByRole('radio', { name: /Preview key/ }).check();
+    await editor.getByRole('button', { name: 'Create key' }).click();
+    assert.match((await editor.locator('#new-key').textContent())!, /^folio_pk_/);
+    const keyRow = editor.getByRole('row', { name: /server render/ });
+    assert.equal(await keyRow.locator('.status').textContent(), 'preview');
+    await editor.setViewportSize({ width: 390, height: 844 });
+    await editor.locator('#keys').screenshot({ path: new URL('16-keys-preview-mobile.png', SHOTS).pathname });
+    await assertNoOverflow(editor, 'delivery page with a preview key');
+    assert.deepEqual(errors, []);
+    await context.close();
   });
 });

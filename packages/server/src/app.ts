@@ -27,6 +27,7 @@ import { deliveryRoutes } from './routes/delivery/content.ts';
 import { DELIVERY_ROUTES } from './routes/delivery/route-table.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { docsRoutes } from './routes/public/docs.ts';
 import { selfContained } from './routes/public/openapi-document.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
@@ -204,6 +205,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes(options.db));
   await app.register(publicRoutes({ blocksSchema, cache }));
+  await app.register(docsRoutes(cache));
   await app.register(
     deliveryRoutes(
       { ...deps, listing: createListingIndex(), changesRetentionMs },

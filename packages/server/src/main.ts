@@ -76,7 +76,7 @@ function printBanner(
   const lines = [
     '',
     `  Folio is running at ${config.baseUrl}`,
-    `  OpenAPI: ${config.baseUrl}/public/v1/openapi.json`,
+    `  API reference: ${config.baseUrl}/docs (OpenAPI: ${config.baseUrl}/public/v1/openapi.json)`,
   ];
   if (adminToken) {
     lines.push('', '  Admin token (shown once; only its hash is stored):', `    ${adminToken}`);

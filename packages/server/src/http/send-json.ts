@@ -17,10 +17,22 @@ export async function sendJson(
   /** Told whether the answer was found ready (a delivery answer's cache hit) or built. */
   looked?: (hit: boolean) => void,
 ): Promise<FastifyReply> {
-  const found = key !== undefined ? cache.get(key) : undefined;
+  return sendCached(request, reply, cache, { key, type: 'application/json; charset=utf-8' }, build, looked);
+}
+
+/** `sendJson` for a text body of any type: a page, a script. */
+export async function sendCached(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cache: ResponseCache,
+  what: { key: string | undefined; type: string },
+  build: () => Promise<string>,
+  looked?: (hit: boolean) => void,
+): Promise<FastifyReply> {
+  const found = what.key !== undefined ? cache.get(what.key) : undefined;
   looked?.(found !== undefined);
-  const entry = found ?? cache.put(key, await build());
-  reply.header('content-type', 'application/json; charset=utf-8');
+  const entry = found ?? cache.put(what.key, await build());
+  reply.header('content-type', what.type);
   reply.header('vary', 'accept-encoding');
   const held = heldTag(entry.tags, request.headers['if-none-match']);
   if (held) {

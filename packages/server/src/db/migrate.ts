@@ -11,7 +11,7 @@ import * as m0008 from './migrations/0008-changes-feed.ts';
 import * as m0009 from './migrations/0009-editorial.ts';
 
 /** Every migration, in order. Names are permanent: they are recorded in the database. */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-webhooks': m0002,
   '0003-served-articles': m0003,

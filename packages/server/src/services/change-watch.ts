@@ -63,7 +63,7 @@ export function createChangeWatch(read: ChangeToken, known?: () => string | unde
   // Waits for the check phase even when the token is known: the answers of one turn are then
   // written together, after every request of the turn was read, the same batch the SQLite read
   // already makes. Answering each request as it was parsed cost markedly more server CPU per
-  // cached answer (README, Performance, "At most one lookup per request").
+  // cached answer (BENCHMARKS.md, How the delivery path works, "At most one lookup per request").
   function later(then: (token: string | undefined) => void): void {
     waiters.push(then);
     schedule();

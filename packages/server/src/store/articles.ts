@@ -123,8 +123,8 @@ export type SitemapRow = Pick<ArticleRow, 'slug' | 'updated_at'>;
 /**
  * A batch of the sitemap in delivery order, as the database aggregated it: one row of long
  * strings instead of a row per article. Building a row and decoding its strings in the driver
- * was most of what a large sitemap cost on PostgreSQL; on SQLite the two read alike (README,
- * Performance, "Cheap cold path").
+ * was most of what a large sitemap cost on PostgreSQL; on SQLite the two read alike (BENCHMARKS.md,
+ * How the delivery path works, "Cheap cold path").
  */
 export interface SitemapBatch {
   /** The slugs, joined by newlines (a slug holds no whitespace). */

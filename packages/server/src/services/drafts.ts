@@ -1,5 +1,6 @@
 import type { AdminArticle, DraftInput } from '@folio/schema';
-import type { ArticleRow } from '../db/tables.ts';
+import type { Transaction } from 'kysely';
+import type { ArticleRow, Database } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
 import * as articles from '../store/articles.ts';
 import type { StoredDraft } from './article-view.ts';
@@ -30,6 +31,11 @@ export interface DraftResult {
   created: boolean;
 }
 
+/** A draft save as an import counts it: `changed` is false when the same draft was saved again. */
+export interface DraftWrite extends DraftResult {
+  changed: boolean;
+}
+
 /** Saves the draft of article `id`, creating the article (unpublished) when it is new. */
 export async function saveDraft(
   deps: ServiceDeps,
@@ -37,48 +43,51 @@ export async function saveDraft(
   id: string,
   input: DraftInput,
 ): Promise<DraftResult> {
+  return transact(deps, (trx) => saveDraftIn(trx, deps.now(), projectId, id, input));
+}
+
+/** `saveDraft` inside the caller's transaction, so an import can write many in one. */
+export async function saveDraftIn(
+  trx: Transaction<Database>,
+  now: number,
+  projectId: string,
+  id: string,
+  input: DraftInput,
+): Promise<DraftWrite> {
   const content = contentColumns(input);
-  return transact(deps, (trx) =>
-    withSlugConflicts(content.slug, async () => {
-      const now = deps.now();
-      const site = await lockProjectIn(trx, projectId);
-      await claimSlug(trx, projectId, id, content.slug);
-      const existing = await articles.findArticle(trx, projectId, id);
-      const draft = { draft: storedDraft(content), draft_slug: content.slug, draft_updated_at: now };
-      if (!existing) {
-        // Its stored content is the draft's too: it serves nothing until it is published.
-        const fresh: ArticleRow = {
-          project_id: projectId,
-          id,
-          ...content,
-          ...draft,
-          published: 0,
-          published_at: null,
-          updated_at: now,
-          created_at: now,
-          served: null,
-          ...scheduleColumns({ publish_at: null, unpublish_at: null }, input),
-          ...(await stampNewArticle(trx, projectId, id, false, content.slug)),
-        };
-        const inserted = await articles.insertArticle(trx, { ...fresh, served: servedJson(fresh, site) });
-        const row = await applyDue(trx, site, inserted, now);
-        return { article: toAdminArticle(row), created: true };
-      }
-      // The same draft saved again changes nothing: its updatedAt stays.
-      const current = draftOf(existing);
-      const same = current !== undefined && !contentDiffers(current, content);
-      const side = { ...(same ? {} : draft), ...scheduleColumns(existing, input) };
-      const changed = await applyChange(
-        trx,
-        site,
-        existing,
-        { publish: existing.published === 1, side },
-        now,
-      );
-      const row = await applyDue(trx, site, changed, now);
-      return { article: toAdminArticle(row), created: false };
-    }),
-  );
+  return withSlugConflicts(content.slug, async () => {
+    const site = await lockProjectIn(trx, projectId);
+    await claimSlug(trx, projectId, id, content.slug);
+    const existing = await articles.findArticle(trx, projectId, id);
+    const draft = { draft: storedDraft(content), draft_slug: content.slug, draft_updated_at: now };
+    if (!existing) {
+      // Its stored content is the draft's too: it serves nothing until it is published.
+      const fresh: ArticleRow = {
+        project_id: projectId,
+        id,
+        ...content,
+        ...draft,
+        published: 0,
+        published_at: null,
+        updated_at: now,
+        created_at: now,
+        served: null,
+        ...scheduleColumns({ publish_at: null, unpublish_at: null }, input),
+        ...(await stampNewArticle(trx, projectId, id, false, content.slug)),
+      };
+      const inserted = await articles.insertArticle(trx, { ...fresh, served: servedJson(fresh, site) });
+      const row = await applyDue(trx, site, inserted, now);
+      return { article: toAdminArticle(row), created: true, changed: true };
+    }
+    // The same draft saved again changes nothing: its updatedAt stays.
+    const current = draftOf(existing);
+    const same = current !== undefined && !contentDiffers(current, content);
+    const side = { ...(same ? {} : draft), ...scheduleColumns(existing, input) };
+    const changed = await applyChange(trx, site, existing, { publish: existing.published === 1, side }, now);
+    const row = await applyDue(trx, site, changed, now);
+    // applyChange hands back `existing` itself when there was nothing to change.
+    return { article: toAdminArticle(row), created: false, changed: row !== existing };
+  });
 }
 
 /** Drops the draft of article `id`; 404 when it has none. */

@@ -1,12 +1,11 @@
 import { AppError } from '../errors.ts';
-import type { ImportItem, ImportResult } from '../services/article-transfer.ts';
-import { upsertArticleIn } from '../services/articles.ts';
+import { type ImportItem, type ImportResult, importItemIn } from '../services/article-transfer.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 
 /**
- * What importing `items` would do, item by item: each is written through the article service
- * in one transaction that is always rolled back, so the answer is exact (created, updated,
- * unchanged, a slug another article holds) and nothing is ever committed. A failed item is
+ * What importing `items` would do, item by item: each is written through the article or draft
+ * service in one transaction that is always rolled back, so the answer is exact (created,
+ * updated, unchanged, a slug another article holds) and nothing is ever committed. A failed item is
  * undone to its savepoint, so every item after it is still tried; this tells the user about
  * every line that would fail, not only the first.
  */
@@ -22,9 +21,8 @@ export async function rehearseImport(
     for (const item of items) {
       const attempt = await trx.savepoint('line').execute();
       try {
-        const result = await upsertArticleIn(attempt, deps.now(), projectId, item.id, item.input);
+        const outcome = await importItemIn(attempt, deps.now(), projectId, item);
         await attempt.releaseSavepoint('line').execute();
-        const outcome = result.created ? 'created' : result.changed ? 'updated' : 'unchanged';
         results.push({ line: item.line, id: item.id, outcome });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;

@@ -401,6 +401,7 @@ for (const dialect of DIALECTS) {
         project: projectId,
         output: path.join(dir, 'out.ndjson'),
         articles: sampleLines().length,
+        drafts: 0,
       });
       assert.equal(fs.readFileSync(path.join(dir, 'out.ndjson'), 'utf8'), await exportOf(projectId));
       assert.deepEqual(

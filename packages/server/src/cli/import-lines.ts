@@ -33,13 +33,18 @@ export function parseLines(
       invalid.push(parsed);
       continue;
     }
-    // Two lines for one article is a mistake in the file; the second would silently win.
-    const first = firstLineOf.get(parsed.id);
+    // Two lines for one article (or two drafts of one) is a mistake in the file; the second
+    // would silently win. An article line and a draft line of one id are what export writes.
+    const key = parsed.draft ? `draft ${parsed.id}` : parsed.id;
+    const first = firstLineOf.get(key);
     if (first === undefined) {
-      firstLineOf.set(parsed.id, parsed.line);
+      firstLineOf.set(key, parsed.line);
       items.push(parsed);
     } else {
-      invalid.push(problem(parsed.line, parsed.id, `repeats the id "${parsed.id}" of line ${first}`, '/id'));
+      const message = parsed.draft
+        ? `is a second draft of "${parsed.id}" (the first is on line ${first})`
+        : `repeats the id "${parsed.id}" of line ${first}`;
+      invalid.push(problem(parsed.line, parsed.id, message, '/id'));
     }
   }
   return { items, invalid };
@@ -59,8 +64,9 @@ function parseLine(raw: string, line: number, validator: InputValidator): Import
     const message = describeDetails(details);
     return { line, id: shownId, code: 'invalid_body', message, details: details.slice(0, MAX_DETAILS) };
   }
-  const { id, ...input } = value as ArticleInput & { id: string };
-  return { line, id, input };
+  const { id, draft, ...input } = value as ArticleInput & { id: string; draft?: boolean };
+  // Valid, so a draft line's fields are a draft's.
+  return draft ? { line, id, draft, input } : { line, id, input };
 }
 
 /**

@@ -29,16 +29,24 @@ export const importCommand: CommandSpec = {
   summary: 'Import articles from an NDJSON file',
   usage: 'folio import FILE [--project ID] [--continue-on-error] [--dry-run] [--json]',
   help: `Creates or replaces articles from FILE, one JSON object a line:
-  { "id", "slug", "title", "blocks", "seo"?, "related"?, "published"? }
-Each line is checked against the same JSON Schema as the management API's article PUT, and
-written through the same service, so an import is idempotent by id: running it again reports
-every article unchanged. Blank lines are skipped.
+  { "id", "slug", "title", "blocks", "seo"?, "related"?, "published"?, "publishAt"?, "unpublishAt"? }
+A line with "draft": true saves the article's draft instead, as the draft PUT does: what is
+served does not change, and an article that does not exist yet is created unpublished:
+  { "id", "draft": true, "slug", "title", "blocks", "seo"?, "related"?, "publishAt"?, "unpublishAt"? }
+An id may have one article line and one draft line (\`folio export\` writes both).
+"publishAt" and "unpublishAt" schedule the article (ISO 8601 times with a zone, such as
+2026-11-20T10:00:00Z); a time that has passed applies at once, null clears it.
+
+Each line is checked against the same JSON Schema as the management API's article PUT (or
+draft PUT), and written through the same service, so an import is idempotent by id: running it
+again reports every line unchanged. Blank lines are skipped.
 
 Every line is checked before anything is written. Without --continue-on-error, one invalid
 line (or one that cannot be written, e.g. a slug another article holds) means nothing is
 written at all. With it, the valid lines are written and the others reported.
 
-The summary counts created, updated, unchanged and invalid lines and names each invalid line.
+The summary counts created, updated, unchanged and invalid lines and names each invalid line
+(a draft line of an article that exists counts as updated when it changes the draft).
 An id on two lines is an error in the file: the second line is reported, not written.
 The exit code is 0 when every line was imported and 1 otherwise; a file with no line to import
 (empty, or only blank lines) is an error too.

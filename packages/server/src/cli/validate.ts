@@ -1,4 +1,10 @@
-import { ArticleIdSchema, articleInputSchema, type BlocksSchema, blocksJsonSchema } from '@folio/schema';
+import {
+  ArticleIdSchema,
+  articleInputSchema,
+  type BlocksSchema,
+  blocksJsonSchema,
+  draftInputSchema,
+} from '@folio/schema';
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { AppError, type ErrorDetail } from '../errors.ts';
@@ -21,10 +27,11 @@ export function createInputValidator(baseUrl: string) {
   const blocksSchema = blocksJsonSchema(baseUrl);
   const compile = createValidatorCompiler([blocksSchema]);
   const compileBody = (schema: TSchema) => compile({ schema, httpPart: 'body' }) as Check;
-  const article = compileBody(
-    articleInputSchema(Type.Unsafe<typeof BlocksSchema.static>({ $ref: blocksSchema.$id })),
-  );
+  const blocks = Type.Unsafe<typeof BlocksSchema.static>({ $ref: blocksSchema.$id });
+  const article = compileBody(articleInputSchema(blocks));
+  const draft = compileBody(draftInputSchema(blocks));
   const articleId = compileBody(ArticleIdSchema);
+  const flag = compileBody(Type.Boolean());
   const problems = (check: Check, value: unknown): ErrorDetail[] =>
     check(value) ? [] : describeValidationErrors(check.errors ?? []);
 
@@ -40,8 +47,9 @@ export function createInputValidator(baseUrl: string) {
         );
     },
     /**
-     * The problems of one import line `{ id, ...article }`; none when it can be ingested. At most
-     * MAX_DETAILS + 1, the last only telling that there are more than MAX_DETAILS.
+     * The problems of one import line, `{ id, ...article }` or `{ id, draft: true, ...draft }`
+     * (checked as the article PUT's and the draft PUT's bodies); none when it can be ingested. At
+     * most MAX_DETAILS + 1, the last only telling that there are more than MAX_DETAILS.
      */
     articleLineProblems(value: unknown): ErrorDetail[] {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -50,12 +58,22 @@ export function createInputValidator(baseUrl: string) {
       // As over HTTP, where the body parser refuses such a body before any schema sees it.
       const unstorable = findUnstorableText(value);
       if (unstorable) return [unstorable];
-      const { id, ...input } = value as Record<string, unknown>;
-      const idProblems: ErrorDetail[] =
+      const { id, draft: isDraft, ...input } = value as Record<string, unknown>;
+      const lineProblems: ErrorDetail[] =
         id === undefined
           ? [{ path: '/id', message: 'is required' }]
           : problems(articleId, id).map((detail) => ({ ...detail, path: '/id' }));
-      return [...idProblems, ...problems(article, input)].slice(0, MAX_DETAILS + 1);
+      if (isDraft !== undefined) {
+        lineProblems.push(...problems(flag, isDraft).map((detail) => ({ ...detail, path: '/draft' })));
+      }
+      if (isDraft !== true) return [...lineProblems, ...problems(article, input)].slice(0, MAX_DETAILS + 1);
+      // The draft PUT would only call it an unknown field; on a line beside article lines, say why.
+      const { published, ...draftInput } = input;
+      if (published !== undefined) {
+        const why = 'cannot be set on a draft line: saving a draft never publishes (publishAt can)';
+        lineProblems.push({ path: '/published', message: why });
+      }
+      return [...lineProblems, ...problems(draft, draftInput)].slice(0, MAX_DETAILS + 1);
     },
   };
 }

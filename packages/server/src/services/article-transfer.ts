@@ -1,16 +1,22 @@
-import type { ArticleInput } from '@folio/schema';
+import type { ArticleInput, DraftInput } from '@folio/schema';
+import type { Transaction } from 'kysely';
+import type { ArticleRow, Database } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
 import * as articles from '../store/articles.ts';
-import { upsertArticle, upsertArticleIn } from './articles.ts';
+import { draftOf } from './article-view.ts';
+import { upsertArticleIn } from './articles.ts';
 import { type ServiceDeps, transact } from './deps.ts';
+import { saveDraftIn } from './drafts.ts';
+import { isoTime } from './iso-time.ts';
 import { requireProject } from './projects.ts';
 
-/** One article of an import, already validated, with where it came from. */
-export interface ImportItem {
-  line: number;
-  id: string;
-  input: ArticleInput;
-}
+/**
+ * One line of an import, already validated, with where it came from: an article (the live
+ * write, as `PUT …/articles/{id}`) or, marked `draft: true`, a draft save (`PUT …/draft`).
+ */
+export type ImportItem =
+  | { line: number; id: string; draft?: false; input: ArticleInput }
+  | { line: number; id: string; draft: true; input: DraftInput };
 
 export type ImportOutcome = 'created' | 'updated' | 'unchanged';
 
@@ -26,7 +32,7 @@ export interface ImportOptions {
 }
 
 /**
- * Writes validated articles through the same upsert as the ingest route. Atomic: every item in
+ * Writes validated lines through the services of the article and draft PUTs. Atomic: every item in
  * one transaction, and the first failure (a taken slug, say) rolls all of them back and is
  * the only result. Otherwise each item commits on its own and failures are reported beside
  * the successes.
@@ -45,8 +51,8 @@ export async function importArticles(
       const results: ImportResult[] = [];
       for (const item of items) {
         try {
-          const result = await upsertArticleIn(trx, deps.now(), projectId, item.id, item.input);
-          results.push({ line: item.line, id: item.id, outcome: outcomeOf(result) });
+          const outcome = await importItemIn(trx, deps.now(), projectId, item);
+          results.push({ line: item.line, id: item.id, outcome });
         } catch (error) {
           if (error instanceof AppError) failed = { line: item.line, id: item.id, error };
           throw error;
@@ -70,8 +76,8 @@ async function importEach(
   const results: ImportResult[] = [];
   for (const item of items) {
     try {
-      const result = await upsertArticle(deps, projectId, item.id, item.input);
-      results.push({ line: item.line, id: item.id, outcome: outcomeOf(result) });
+      const outcome = await transact(deps, (trx) => importItemIn(trx, deps.now(), projectId, item));
+      results.push({ line: item.line, id: item.id, outcome });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       results.push({ line: item.line, id: item.id, error });
@@ -81,37 +87,76 @@ async function importEach(
   return results;
 }
 
-function outcomeOf(result: { created: boolean; changed: boolean }): ImportOutcome {
+/** Writes one import line in the caller's transaction, through the service its API route uses. */
+export async function importItemIn(
+  trx: Transaction<Database>,
+  now: number,
+  projectId: string,
+  item: ImportItem,
+): Promise<ImportOutcome> {
+  const result = item.draft
+    ? await saveDraftIn(trx, now, projectId, item.id, item.input)
+    : await upsertArticleIn(trx, now, projectId, item.id, item.input);
   if (result.created) return 'created';
   return result.changed ? 'updated' : 'unchanged';
 }
 
-/** An article as an import line: what was ingested and its state, so export → import round-trips. */
+/**
+ * An article as import lines, so export → import round-trips: what was ingested and its state;
+ * then, when it has a draft, a second line with `draft: true` holding the draft. The schedule
+ * goes on the article's last line: a time that has passed by the import then publishes the
+ * draft with the rest, as it would have here.
+ */
+export type ExportedLine = ExportedArticle | ExportedDraft;
+
 export interface ExportedArticle extends ArticleInput {
   id: string;
   published: boolean;
 }
 
+export interface ExportedDraft extends DraftInput {
+  id: string;
+  draft: true;
+}
+
 const EXPORT_PAGE_SIZE = 200;
 
-/** Every article of the project, by id, a page at a time. */
-export async function* exportArticles(deps: ServiceDeps, projectId: string): AsyncGenerator<ExportedArticle> {
+/** Every article of the project by id, a page at a time, each followed by its draft if any. */
+export async function* exportArticles(deps: ServiceDeps, projectId: string): AsyncGenerator<ExportedLine> {
   await requireProject(deps, projectId);
   let afterId: string | undefined;
   for (;;) {
     const rows = await articles.listArticlesAfterId(deps.db, projectId, afterId, EXPORT_PAGE_SIZE);
     for (const row of rows) {
-      yield {
-        id: row.id,
-        slug: row.slug,
-        title: row.title,
-        blocks: JSON.parse(row.blocks),
-        seo: JSON.parse(row.seo),
-        related: JSON.parse(row.related),
-        published: row.published === 1,
-      };
+      const draft = draftOf(row);
+      const live = { id: row.id, ...exportedContent(row), published: row.published === 1 };
+      if (!draft) {
+        yield { ...live, ...exportedSchedule(row) };
+        continue;
+      }
+      yield live;
+      yield { id: row.id, draft: true, ...exportedContent(draft), ...exportedSchedule(row) };
     }
     if (rows.length < EXPORT_PAGE_SIZE) return;
     afterId = rows.at(-1)!.id;
   }
+}
+
+// Only the times that are set, so an article without a schedule exports as it did before
+// schedules existed, and a line without them keeps the schedule an article already has.
+function exportedSchedule(row: ArticleRow): { publishAt?: string; unpublishAt?: string } {
+  return {
+    ...(row.publish_at === null ? {} : { publishAt: isoTime(row.publish_at) }),
+    ...(row.unpublish_at === null ? {} : { unpublishAt: isoTime(row.unpublish_at) }),
+  };
+}
+
+function exportedContent(stored: Pick<ArticleRow, 'slug' | 'title' | 'blocks' | 'seo' | 'related'>) {
+  return {
+    slug: stored.slug,
+    title: stored.title,
+    blocks: JSON.parse(stored.blocks),
+    seo: JSON.parse(stored.seo),
+    related: JSON.parse(stored.related),
+  };
 }

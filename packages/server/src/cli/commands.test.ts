@@ -9,6 +9,8 @@ import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { createSecretBox } from '../webhooks/secret-box.ts';
 import { COMMANDS } from './run.ts';
 
+const PREVIEW_URL = 'https://www.example.com/api/preview?slug={slug}&token={token}';
+
 for (const dialect of DIALECTS) {
   describe(`folio commands [${dialect}]`, () => {
     let database: TestDatabase;
@@ -178,6 +180,107 @@ for (const dialect of DIALECTS) {
       assert.equal(again.code, 1);
       assert.equal(again.json().error.code, 'not_found');
       assert.equal(again.stderr, `folio keys revoke: Key "${key.id}" was not found.\n`);
+    });
+
+    test('keys create --kind preview makes a folio_pk_ key that reads the preview; list shows kinds', async () => {
+      const projectId = await createProject();
+      const preview = await folio(
+        'keys',
+        'create',
+        projectId,
+        '--name',
+        'staging',
+        '--kind',
+        'preview',
+        '--json',
+      );
+      assert.equal(preview.code, 0, preview.stderr);
+      assert.match(preview.json().key, /^folio_pk_/);
+      assert.equal(preview.json().kind, 'preview');
+      const deps = { db: database.db, now: Date.now };
+      assert.equal((await authenticateContentKey(deps, preview.json().key, projectId)).kind, 'preview');
+      const content = await folio('keys', 'create', projectId, '--name', 'site');
+      assert.match(content.stdout, /^Created content key key_\S+ \("site"\)\. .*\n\n {2}folio_ck_\S+\n/);
+
+      const listed = await folio('keys', 'list', projectId);
+      assert.match(listed.stdout, /^ID\s+KIND\s+NAME\s+PREFIX\s+CREATED\s+LAST USED\n/);
+      assert.match(listed.stdout, /\nkey_\S+\s+preview\s+staging\s+folio_pk_\S+…/);
+      assert.match(listed.stdout, /\nkey_\S+\s+content\s+site\s+folio_ck_\S+…/);
+      assert.deepEqual(
+        (await folio('keys', 'list', projectId, '--json'))
+          .json()
+          .map((key: { name: string; kind: string }) => [key.name, key.kind])
+          .sort(),
+        [
+          ['site', 'content'],
+          ['staging', 'preview'],
+        ],
+      );
+
+      const before = await countRows(database.db);
+      const wrong = await folio('keys', 'create', projectId, '--kind', 'admin', '--json');
+      assert.equal(wrong.code, 1);
+      assert.equal(wrong.stderr, 'folio keys create: --kind must be content or preview, not "admin".\n');
+      assert.deepEqual(wrong.json().error.details, [
+        { path: '/kind', message: 'must be content or preview' },
+      ]);
+      assert.deepEqual(await countRows(database.db), before, 'no key was made');
+    });
+
+    test('projects create and update take --preview-url; a bad one is refused naming the flag', async () => {
+      const created = await folio('projects', 'create', '--name', 'Other', '--preview-url', PREVIEW_URL);
+      assert.equal(created.code, 0, created.stderr);
+      assert.match(
+        created.stdout,
+        /\n {2}preview URL: +https:\/\/www\.example\.com\/api\/preview\?slug=\{slug\}&token=\{token\}\n/,
+      );
+      const other = /^Created project (\S+)/.exec(created.stdout)![1]!;
+
+      const before = await database.db.selectFrom('projects').selectAll().orderBy('id').execute();
+      for (const [argv, message] of [
+        [
+          ['projects', 'create', '--name', 'X', '--preview-url', 'https://example.com/preview'],
+          '--preview-url must contain {token}',
+        ],
+        [
+          ['projects', 'update', other, '--preview-url', 'ftp://example.com/?t={token}'],
+          '--preview-url must use http or https',
+        ],
+        [
+          ['projects', 'update', other, '--website-url', 'https://example.com/blog'],
+          '--website-url must be an origin',
+        ],
+      ] as const) {
+        const run = await folio(...argv, '--json');
+        assert.equal(run.code, 1, run.stderr);
+        assert.ok(run.stderr.startsWith(`folio ${argv[0]} ${argv[1]}: ${message}`), run.stderr);
+        assert.doesNotMatch(run.stderr, /previewUrl|websiteUrl/);
+        assert.equal(run.json().error.code, 'invalid_body');
+      }
+      assert.deepEqual(await database.db.selectFrom('projects').selectAll().orderBy('id').execute(), before);
+
+      const renamed = await folio(
+        'projects',
+        'update',
+        other,
+        '--name',
+        'Renamed',
+        '--preview-url',
+        'none',
+        '--json',
+      );
+      assert.equal(renamed.code, 0, renamed.stderr);
+      assert.deepEqual([renamed.json().name, renamed.json().previewUrl], ['Renamed', null]);
+      assert.match((await folio('projects', 'list')).stdout, /\nprj_\S+\s+Renamed\s+-\s+\/\s+\S+\s+-\n/);
+      const nothing = await folio('projects', 'update', other);
+      assert.equal(nothing.code, 2);
+      assert.match(
+        nothing.stderr,
+        /nothing to change: give --name, --website-url, --articles-path or --preview-url/,
+      );
+      const unknown = await folio('projects', 'update', 'prj_nope', '--name', 'x', '--json');
+      assert.equal(unknown.code, 1);
+      assert.equal(unknown.json().error.code, 'not_found');
     });
 
     test('an unknown project is exit 1 with not_found, in JSON and on stderr', async () => {

@@ -57,9 +57,9 @@ for (const dialect of DIALECTS) {
         ],
       );
       const human = await folio('articles', 'list');
-      assert.match(human.stdout, /^ID\s+SLUG\s+STATE\s+UPDATED\s+TITLE\n/);
-      assert.match(human.stdout, /\none\s+first\s+published\s+\S+\s+First steps\n/);
-      assert.match(human.stdout, /\ntwo\s+second\s+unpublished\s+\S+\s+Second thoughts\n/);
+      assert.match(human.stdout, /^ID\s+SLUG\s+STATE\s+SCHEDULE\s+UPDATED\s+TITLE\n/);
+      assert.match(human.stdout, /\none\s+first\s+published\s+-\s+\S+\s+First steps\n/);
+      assert.match(human.stdout, /\ntwo\s+second\s+unpublished\s+-\s+\S+\s+Second thoughts\n/);
       assert.match(human.stdout, /\(page 1 of 1, 3 in all\)\n$/);
 
       const search = await folio('articles', 'list', '--search', 'thoughts', '--json');

@@ -6,28 +6,18 @@ import {
   publishArticle,
   unpublishArticle,
 } from '../services/articles.ts';
-import { getProject } from '../services/projects.ts';
-import {
-  type CommandContext,
-  type CommandSpec,
-  EXIT_OK,
-  type ParsedArgs,
-  resolveProjectId,
-  table,
-  wholeNumber,
-} from './context.ts';
-
-const PROJECT_OPTION = {
-  help: '  --project ID   the project (default: the only project, if there is one)',
-  options: { project: { type: 'string' } },
-} as const;
+import { scheduleCommand } from './article-schedule.ts';
+import { articleState, draftLines, scheduleText } from './article-state.ts';
+import { type CommandSpec, EXIT_OK, openProject, PROJECT_OPTION, table, wholeNumber } from './context.ts';
+import { previewLinkCommand } from './preview-link.ts';
 
 const listCommand: CommandSpec = {
   name: 'articles list',
   summary: 'List the articles of a project',
   usage: 'folio articles list [--project ID] [--search TEXT] [--page N] [--limit N] [--json]',
   help: `Lists every article of the project, published or not, most recently updated first (with
---json: { data, pagination } as the management API answers).
+--json: { data, pagination } as the management API answers). STATE is published, changed
+(published, with a draft waiting) or unpublished; SCHEDULE the publish and unpublish times set.
 
 Options:
 ${PROJECT_OPTION.help}
@@ -43,7 +33,7 @@ ${PROJECT_OPTION.help}
   async run(context, { values }) {
     const page = wholeNumber('--page', values.page, 1);
     const limit = wholeNumber('--limit', values.limit, 20);
-    const { deps, projectId } = await projectOf(context, values);
+    const { deps, projectId } = await openProject(context, values);
     const search = values.search as string | undefined;
     const result = await listArticles(deps, projectId, {
       page,
@@ -57,8 +47,15 @@ ${PROJECT_OPTION.help}
           ? 'No articles yet. Add some with: folio import FILE (one JSON article a line)'
           : `No article title contains "${search}".`;
       }
-      const rows = result.data.map((a) => [a.id, a.slug, stateOf(a), a.updatedAt, a.title]);
-      return `${table(['ID', 'SLUG', 'STATE', 'UPDATED', 'TITLE'], rows)}\n(page ${at} of ${totalPages}, ${total} in all)`;
+      const rows = result.data.map((a) => [
+        a.id,
+        a.slug,
+        articleState(a),
+        scheduleText(a),
+        a.updatedAt,
+        a.title,
+      ]);
+      return `${table(['ID', 'SLUG', 'STATE', 'SCHEDULE', 'UPDATED', 'TITLE'], rows)}\n(page ${at} of ${totalPages}, ${total} in all)`;
     });
     return EXIT_OK;
   },
@@ -68,15 +65,16 @@ const getCommand: CommandSpec = {
   name: 'articles get',
   summary: 'Show one article',
   usage: 'folio articles get ID [--project ID] [--json]',
-  help: `Shows the article ID: its state, slug, title, blocks and SEO fields (with --json: the article
-object as the management API answers it).
+  help: `Shows the article ID: its state, draft and schedule, slug, title, blocks and SEO fields (with
+--json: the article object as the management API answers it). The state is published, changed
+(published, with a draft waiting) or unpublished; the draft line says what the draft changes.
 
 Options:
 ${PROJECT_OPTION.help}`,
   options: PROJECT_OPTION.options,
   positionals: ['ID'],
   async run(context, { values, positionals }) {
-    const { deps, projectId } = await projectOf(context, values);
+    const { deps, projectId } = await openProject(context, values);
     const article = await getArticle(deps, projectId, positionals[0]!);
     context.print(article, () => describeArticle(article));
     return EXIT_OK;
@@ -88,14 +86,16 @@ const publishCommand: CommandSpec = {
   summary: 'Publish an article',
   usage: 'folio articles publish ID [--project ID] [--json]',
   help: `Publishes the article ID: the delivery API serves it at once and, if the project has a
-webhook, a content.created event is sent. Publishing a published article changes nothing.
+webhook, a content.created event is sent. An article with a draft serves the draft from now on
+(content.updated when it was already published); the draft and a scheduled publish time clear.
+Publishing a published article without a draft changes nothing.
 
 Options:
 ${PROJECT_OPTION.help}`,
   options: PROJECT_OPTION.options,
   positionals: ['ID'],
   async run(context, { values, positionals }) {
-    const { deps, projectId } = await projectOf(context, values);
+    const { deps, projectId } = await openProject(context, values);
     const article = await publishArticle(deps, projectId, positionals[0]!);
     context.print(article, () => `Published ${article.id} ("${article.title}", slug ${article.slug}).`);
     return EXIT_OK;
@@ -107,15 +107,15 @@ const unpublishCommand: CommandSpec = {
   summary: 'Unpublish an article (keep it, stop serving it)',
   usage: 'folio articles unpublish ID [--project ID] [--json]',
   help: `Unpublishes the article ID: the delivery API stops serving it at once and, if the project
-has a webhook, a content.unpublished event is sent. The article is kept; publish it again with
-\`folio articles publish ID\`.
+has a webhook, a content.unpublished event is sent. The article and its draft are kept (its
+schedule clears); publish it again with \`folio articles publish ID\`.
 
 Options:
 ${PROJECT_OPTION.help}`,
   options: PROJECT_OPTION.options,
   positionals: ['ID'],
   async run(context, { values, positionals }) {
-    const { deps, projectId } = await projectOf(context, values);
+    const { deps, projectId } = await openProject(context, values);
     const article = await unpublishArticle(deps, projectId, positionals[0]!);
     context.print(article, () => `Unpublished ${article.id} ("${article.title}"); it is no longer served.`);
     return EXIT_OK;
@@ -134,7 +134,7 @@ ${PROJECT_OPTION.help}`,
   options: PROJECT_OPTION.options,
   positionals: ['ID'],
   async run(context, { values, positionals }) {
-    const { deps, projectId } = await projectOf(context, values);
+    const { deps, projectId } = await openProject(context, values);
     const id = positionals[0]!;
     await deleteArticle(deps, projectId, id);
     context.print({ id, deleted: true }, () => `Deleted article ${id}.`);
@@ -142,15 +142,7 @@ ${PROJECT_OPTION.help}`,
   },
 };
 
-async function projectOf(context: CommandContext, values: ParsedArgs['values']) {
-  const deps = await context.deps();
-  const projectId = (await getProject(deps, await resolveProjectId(deps, values.project as string))).id;
-  return { deps, projectId };
-}
-
-function stateOf(article: AdminArticle): string {
-  return article.published ? 'published' : 'unpublished';
-}
+const INDENT = ' '.repeat(14);
 
 function describeArticle(article: AdminArticle): string {
   const types = [...new Set(article.blocks.map((block) => block.type))];
@@ -159,13 +151,23 @@ function describeArticle(article: AdminArticle): string {
     `${article.title}`,
     `  id:         ${article.id}`,
     `  slug:       ${article.slug}`,
-    `  state:      ${stateOf(article)}${article.publishedAt ? ` (first published ${article.publishedAt})` : ''}`,
+    `  state:      ${articleState(article)}${article.publishedAt ? ` (first published ${article.publishedAt})` : ''}`,
+    `  draft:      ${draftLines(article).join(`\n${INDENT}`)}`,
+    `  schedule:   ${scheduleText(article)}`,
     `  updated:    ${article.updatedAt}`,
     `  created:    ${article.createdAt}`,
     `  blocks:     ${article.blocks.length}${types.length > 0 ? ` (${types.join(', ')})` : ''}`,
     `  related:    ${article.related.length > 0 ? article.related.join(', ') : '-'}`,
-    `  seo:        ${seo.length > 0 ? seo.join('\n              ') : '-'}`,
+    `  seo:        ${seo.length > 0 ? seo.join(`\n${INDENT}`) : '-'}`,
   ].join('\n');
 }
 
-export const articleCommands = [listCommand, getCommand, publishCommand, unpublishCommand, deleteCommand];
+export const articleCommands = [
+  listCommand,
+  getCommand,
+  publishCommand,
+  unpublishCommand,
+  scheduleCommand,
+  previewLinkCommand,
+  deleteCommand,
+];

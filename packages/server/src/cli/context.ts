@@ -5,7 +5,7 @@ import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { listProjects } from '../services/projects.ts';
+import { getProject, listProjects } from '../services/projects.ts';
 import { createSecretBox } from '../webhooks/secret-box.ts';
 
 /** Where a command reads its environment and writes its output; tests pass their own. */
@@ -156,6 +156,22 @@ export async function resolveProjectId(deps: ServiceDeps, given: string | undefi
   throw new UsageError(
     `--project is required: there are ${projects.length} projects (see \`folio projects list\`)`,
   );
+}
+
+/** `--project` of the commands that work on one project's articles. */
+export const PROJECT_OPTION = {
+  help: '  --project ID   the project (default: the only project, if there is one)',
+  options: { project: { type: 'string' } },
+} as const;
+
+/** The services' dependencies and the project `--project` names (or the only one); 404 if unknown. */
+export async function openProject(
+  context: CommandContext,
+  values: ParsedArgs['values'],
+): Promise<{ deps: ServiceDeps; projectId: string }> {
+  const deps = await context.deps();
+  const projectId = (await getProject(deps, await resolveProjectId(deps, values.project as string))).id;
+  return { deps, projectId };
 }
 
 /** The value of a whole-number option such as `--page`, or `fallback` when it is not given. */

@@ -18,6 +18,7 @@ import { benchInvalidBodies, type InvalidBodyReport } from './invalid-body.ts';
 import { type LoadPlan, type LoadResult, pinToCpu, readRssKb, runLoad } from './load.ts';
 import { seedCatalogue } from './seed.ts';
 import { type BenchStore, prepareStore } from './stores.ts';
+import { schedulerAtIdle, timeInitialSync } from './sync.ts';
 
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
 const CONFIG_SOURCE = fileURLToPath(new URL('../packages/server/src/config.ts', import.meta.url));
@@ -64,6 +65,10 @@ export interface DeliveryReport {
   rows: DeliveryRow[];
   /** Invalid 1 MiB bodies sent while cached by-slug reads run; undefined when `only` left it out. */
   invalidBody: InvalidBodyReport | undefined;
+  /** A first build from the changes feed against paging the list, on the server without a cache. */
+  initialSync: Awaited<ReturnType<typeof timeInitialSync>> | undefined;
+  /** PostgreSQL only: what the publishing scheduler asks of the database while nothing is due. */
+  schedulerIdle: Awaited<ReturnType<typeof schedulerAtIdle>> | undefined;
   /** Runs whose answers were not all the expected status, as text; empty when all were. */
   problems: string[];
 }
@@ -122,10 +127,12 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
       slugPath(Math.floor((i * options.articles) / slugCount)),
     );
     const sitemapPath = `${base}/sitemap`;
+    // A replica's next build when nothing changed: the cursor a complete first sync ends with.
+    const changesPath = `${base}/changes?since=${await lastCursor(folio.origin, base, auth)}`;
 
     log('capturing the bytes Folio answers');
     const captured = await capture(folio.origin, auth, [
-      ...new Set([...coldShallow, ...coldDeep, listPath(deepPage), ...coldSlugs, sitemapPath]),
+      ...new Set([...coldShallow, ...coldDeep, listPath(deepPage), ...coldSlugs, sitemapPath, changesPath]),
     ]);
     const etag = (p: string) => captured.get(p)!.headers.etag!;
     const plan = (paths: string[], status: 200 | 304 = 200): LoadPlan => ({
@@ -150,6 +157,8 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         cold: plan([sitemapPath]),
         connections: SITEMAP_CONNECTIONS,
       },
+      // The cold server builds the same answer again each time: its cursor is not new.
+      { name: 'changes, nothing new', cached: plan([changesPath]), cold: plan([changesPath]) },
       {
         name: '304 list page 1',
         cached: plan([listPath(1)], 304),
@@ -164,7 +173,21 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
       pinToCpu(bare.child.pid!, 0);
     }
     const loadCpu = options.pin ? 1 : undefined;
+    const servers = new Set([folio, cold, limited]).size;
+    const schedulerIdle = store.databaseUrl ? await schedulerAtIdle(store.databaseUrl, servers) : undefined;
+    if (schedulerIdle)
+      log(
+        `scheduler at idle: ${schedulerIdle.pollsPerSecond.toFixed(2)} polls/s per server, ${schedulerIdle.seqScansPerSecond.toFixed(2)} seq scans/s of articles`,
+      );
     const sitemap = await timeSitemap(cold, sitemapPath, auth);
+    const initialSync =
+      options.only && !options.only.some((part) => 'initial sync'.includes(part))
+        ? undefined
+        : await timeInitialSync(cold.origin, base, auth);
+    if (initialSync)
+      log(
+        `initial sync ${initialSync.syncMs.toFixed(0)} ms (${initialSync.syncRequests} requests), list paging ${initialSync.listMs.toFixed(0)} ms (${initialSync.listRequests})`,
+      );
     log(
       `sitemap: ${sitemap.bytes} bytes, first byte ${sitemap.ttfbMs.toFixed(0)} ms, total ${sitemap.totalMs.toFixed(0)} ms`,
     );
@@ -251,6 +274,8 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         : `each request a different URL (the server has no ${CACHE_VARIABLE}; the sitemap has one URL, so its cold row repeats it)`,
       rows,
       invalidBody,
+      initialSync,
+      schedulerIdle,
       problems,
     };
   } finally {
@@ -302,6 +327,19 @@ async function capture(
     captured.set(p, { path: p, status: response.status, headers: kept, body });
   }
   return captured;
+}
+
+/** The cursor a complete first sync of the feed ends with. */
+async function lastCursor(origin: string, base: string, headers: Record<string, string>): Promise<string> {
+  let cursor: string | undefined;
+  for (;;) {
+    const response = await fetch(`${origin}${base}/changes?limit=100${cursor ? `&since=${cursor}` : ''}`, {
+      headers,
+    });
+    const page = ((await response.json()) as { data: { cursor: string; hasMore: boolean } }).data;
+    cursor = page.cursor;
+    if (!page.hasMore) return cursor;
+  }
 }
 
 async function startBare(

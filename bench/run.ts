@@ -168,13 +168,27 @@ function deliveryText(
         (row.bare.cpuUsPerAnswer / row.folio.cpuUsPerAnswer).toFixed(2),
       ].join(' | '),
     );
-    const { sitemap, invalidBody } = report;
+    const { sitemap, invalidBody, initialSync, schedulerIdle } = report;
     return [
       `Delivery, ${report.database}, ${report.articles.toLocaleString('en')} articles (list page 1: ${kb(report.listPageBytes)},`,
       `one article: ${kb(report.articleBytes)}; catalogue loaded through the services in ${(report.seedMs / 1000).toFixed(1)} s).`,
       `Cold: ${report.coldMethod}.`,
       `Sitemap alone, cold, read with a node:http client (median of 5, ${kb(sitemap.bytes)}): first byte ${sitemap.ttfbMs.toFixed(0)} ms,`,
       `last byte ${sitemap.totalMs.toFixed(0)} ms, server RSS ${sitemap.rssMb.toFixed(0)} MB.`,
+      ...(initialSync
+        ? [
+            `A first build, cold, one request at a time (median of 3): the changes feed from no cursor to the end`,
+            `${(initialSync.syncMs / 1000).toFixed(2)} s (${initialSync.syncRequests} requests), paging the list (limit 100) ${(initialSync.listMs / 1000).toFixed(2)} s`,
+            `(${initialSync.listRequests} requests): ${(initialSync.syncMs / initialSync.listMs).toFixed(2)}× the list's time.`,
+          ]
+        : []),
+      ...(schedulerIdle
+        ? [
+            `The publishing scheduler with nothing due (20 s of idle servers, from PostgreSQL's counters):`,
+            `${schedulerIdle.pollsPerSecond.toFixed(2)} polls/s per server process, each two probes of empty partial indexes;`,
+            `${schedulerIdle.seqScansPerSecond.toFixed(2)} sequential scans/s of the articles table.`,
+          ]
+        : []),
       '',
       '| case | Folio req/s | p50 | p99 | Folio µs/answer | loop delay max | Folio RSS | bare req/s | bare µs/answer | req/s Folio/bare | CPU bare/Folio |',
       '|---|---|---|---|---|---|---|---|---|---|---|',

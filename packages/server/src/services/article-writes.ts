@@ -6,7 +6,7 @@ import { AppError, notFound } from '../errors.ts';
 import * as articles from '../store/articles.ts';
 import { lockProject } from '../store/projects.ts';
 import { draftOf, type SiteSettings, servedJson } from './article-view.ts';
-import { stampChange, stampPreview } from './change-log.ts';
+import { stampChange, stampNewArticle, stampPreview } from './change-log.ts';
 import { recordEvent } from './events.ts';
 import { normalizeSlug } from './slugs.ts';
 import { stableStringify } from './stable-json.ts';
@@ -95,6 +95,57 @@ export async function applyChange(
     const previousSlug = existing.slug !== row.slug ? { previousSlug: existing.slug } : {};
     await recordEvent(trx, projectId, 'content.updated', { id, slug: row.slug, ...previousSlug }, now);
   }
+  return row;
+}
+
+/**
+ * A write of `content` to article `id`, the live write's or a draft's: under the project's
+ * write lock, with the slug claimed against every other article, given the article as it
+ * stands (undefined when it is new).
+ */
+export async function writeContent<T>(
+  trx: Transaction<Database>,
+  projectId: string,
+  id: string,
+  content: ContentColumns,
+  write: (site: ProjectRow, existing: ArticleRow | undefined) => Promise<T>,
+): Promise<T> {
+  return withSlugConflicts(content.slug, async () => {
+    const site = await lockProjectIn(trx, projectId);
+    await claimSlug(trx, projectId, id, content.slug);
+    return write(site, await articles.findArticle(trx, projectId, id));
+  });
+}
+
+/** Inserts a new article: its content, state, draft columns if any, and schedule. */
+export async function insertNewArticle(
+  trx: Transaction<Database>,
+  site: ProjectRow,
+  id: string,
+  fields: {
+    content: ContentColumns;
+    published: boolean;
+    draft?: Pick<ArticleRow, 'draft' | 'draft_slug' | 'draft_updated_at'>;
+    schedule: Pick<ArticleRow, 'publish_at' | 'unpublish_at'>;
+  },
+  now: number,
+): Promise<ArticleRow> {
+  const { content, published } = fields;
+  const fresh: ArticleRow = {
+    project_id: site.id,
+    id,
+    ...content,
+    published: published ? 1 : 0,
+    published_at: published ? now : null,
+    updated_at: now,
+    created_at: now,
+    served: null,
+    ...(fields.draft ?? { draft: null, draft_slug: null, draft_updated_at: null }),
+    ...fields.schedule,
+    ...(await stampNewArticle(trx, site.id, id, published, content.slug)),
+  };
+  const row = await articles.insertArticle(trx, { ...fresh, served: servedJson(fresh, site) });
+  if (published) await recordEvent(trx, site.id, 'content.created', { id, slug: row.slug }, now);
   return row;
 }
 

@@ -5,20 +5,20 @@ import { notFound } from '../errors.ts';
 import * as articles from '../store/articles.ts';
 import { deletePreviewTokens } from '../store/preview-tokens.ts';
 import { findProject } from '../store/projects.ts';
-import { servedJson, toAdminArticle } from './article-view.ts';
+import { toAdminArticle } from './article-view.ts';
 import {
   applyChange,
   applyDue,
-  claimSlug,
   contentColumns,
   findArticleOr404,
+  insertNewArticle,
   lockProjectIn,
   publishIn,
   scheduleColumns,
   unpublishIn,
-  withSlugConflicts,
+  writeContent,
 } from './article-writes.ts';
-import { recordDeletion, stampNewArticle } from './change-log.ts';
+import { recordDeletion } from './change-log.ts';
 import { type ServiceDeps, transact } from './deps.ts';
 import { recordEvent } from './events.ts';
 import { type PageQuery, paginate } from './pagination.ts';
@@ -54,10 +54,7 @@ export async function upsertArticleIn(
   input: ArticleInput,
 ): Promise<UpsertResult> {
   const content = contentColumns(input);
-  return withSlugConflicts(content.slug, async () => {
-    const site = await lockProjectIn(trx, projectId);
-    await claimSlug(trx, projectId, id, content.slug);
-    const existing = await articles.findArticle(trx, projectId, id);
+  return writeContent(trx, projectId, id, content, async (site, existing) => {
     if (existing) {
       const publish = input.published ?? existing.published === 1;
       // Publishing or unpublishing here is a manual publish or unpublish: it clears the
@@ -72,24 +69,9 @@ export async function upsertArticleIn(
       // applyChange hands back `existing` itself when there was nothing to change.
       return { article: toAdminArticle(row), created: false, changed: row !== existing };
     }
+    const schedule = scheduleColumns({ publish_at: null, unpublish_at: null }, input);
     const published = input.published === true;
-    const fresh: ArticleRow = {
-      project_id: projectId,
-      id,
-      ...content,
-      published: published ? 1 : 0,
-      published_at: published ? now : null,
-      updated_at: now,
-      created_at: now,
-      served: null,
-      draft: null,
-      draft_slug: null,
-      draft_updated_at: null,
-      ...scheduleColumns({ publish_at: null, unpublish_at: null }, input),
-      ...(await stampNewArticle(trx, projectId, id, published, content.slug)),
-    };
-    const inserted = await articles.insertArticle(trx, { ...fresh, served: servedJson(fresh, site) });
-    if (published) await recordEvent(trx, projectId, 'content.created', { id, slug: inserted.slug }, now);
+    const inserted = await insertNewArticle(trx, site, id, { content, published, schedule }, now);
     const row = await applyDue(trx, site, inserted, now);
     return { article: toAdminArticle(row), created: true, changed: true };
   });

@@ -1,23 +1,20 @@
 import type { AdminArticle, DraftInput } from '@folio/schema';
 import type { Transaction } from 'kysely';
-import type { ArticleRow, Database } from '../db/tables.ts';
+import type { Database } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
-import * as articles from '../store/articles.ts';
-import type { StoredDraft } from './article-view.ts';
-import { draftOf, servedJson, toAdminArticle } from './article-view.ts';
+import { draftOf, type StoredDraft, toAdminArticle } from './article-view.ts';
 import {
   applyChange,
   applyDue,
   type ContentColumns,
-  claimSlug,
   contentColumns,
   contentDiffers,
   findArticleOr404,
+  insertNewArticle,
   lockProjectIn,
   scheduleColumns,
-  withSlugConflicts,
+  writeContent,
 } from './article-writes.ts';
-import { stampNewArticle } from './change-log.ts';
 import { type ServiceDeps, transact } from './deps.ts';
 
 /**
@@ -55,27 +52,18 @@ export async function saveDraftIn(
   input: DraftInput,
 ): Promise<DraftWrite> {
   const content = contentColumns(input);
-  return withSlugConflicts(content.slug, async () => {
-    const site = await lockProjectIn(trx, projectId);
-    await claimSlug(trx, projectId, id, content.slug);
-    const existing = await articles.findArticle(trx, projectId, id);
+  return writeContent(trx, projectId, id, content, async (site, existing) => {
     const draft = { draft: storedDraft(content), draft_slug: content.slug, draft_updated_at: now };
     if (!existing) {
       // Its stored content is the draft's too: it serves nothing until it is published.
-      const fresh: ArticleRow = {
-        project_id: projectId,
+      const schedule = scheduleColumns({ publish_at: null, unpublish_at: null }, input);
+      const inserted = await insertNewArticle(
+        trx,
+        site,
         id,
-        ...content,
-        ...draft,
-        published: 0,
-        published_at: null,
-        updated_at: now,
-        created_at: now,
-        served: null,
-        ...scheduleColumns({ publish_at: null, unpublish_at: null }, input),
-        ...(await stampNewArticle(trx, projectId, id, false, content.slug)),
-      };
-      const inserted = await articles.insertArticle(trx, { ...fresh, served: servedJson(fresh, site) });
+        { content, published: false, draft, schedule },
+        now,
+      );
       const row = await applyDue(trx, site, inserted, now);
       return { article: toAdminArticle(row), created: true, changed: true };
     }

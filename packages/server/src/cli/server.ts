@@ -6,10 +6,11 @@ import { type CommandSpec, EXIT_OK } from './context.ts';
 
 const startCommand: CommandSpec = {
   name: 'start',
-  summary: 'Start the server (HTTP APIs and webhook dispatcher)',
+  summary: 'Start the server (HTTP APIs, webhook dispatcher, publishing scheduler)',
   usage: 'folio start',
   help: `Starts Folio exactly as \`npm start\` does: applies migrations, listens on HOST:PORT and runs
-the webhook dispatcher until SIGTERM or SIGINT. Configured by the environment (see the README).`,
+the webhook dispatcher and the publishing scheduler until SIGTERM or SIGINT. Configured by the
+environment (see the README).`,
   async run(context) {
     await start(context.config());
     return EXIT_OK;
@@ -18,10 +19,11 @@ the webhook dispatcher until SIGTERM or SIGINT. Configured by the environment (s
 
 const workerCommand: CommandSpec = {
   name: 'worker',
-  summary: 'Run only the webhook dispatcher',
+  summary: 'Run only the webhook dispatcher and the publishing scheduler',
   usage: 'folio worker',
-  help: `Runs only the webhook dispatcher (as \`npm run worker\`), for operators who deliver webhooks
-apart from the HTTP servers. Stops on SIGTERM or SIGINT.`,
+  help: `Runs only the webhook dispatcher and the publishing scheduler (as \`npm run worker\`), for
+operators who deliver webhooks and apply schedules apart from the HTTP servers. Stops on SIGTERM
+or SIGINT.`,
   async run(context) {
     await startWorker(context.config());
     return EXIT_OK;

@@ -1,0 +1,159 @@
+import {
+  type Change,
+  createClient,
+  type FolioClient,
+  FolioError,
+  type RenderBlocksOptions,
+  renderBlocks,
+  renderHead,
+  type SyncResult,
+} from '@folio/client';
+import type { Loader, LoaderContext } from 'astro/loaders';
+import { folioArticleSchema } from './schema.ts';
+
+/** Options of `folioLoader`. */
+export interface FolioLoaderOptions {
+  /** Folio's base address, e.g. `https://folio.example.com`. */
+  baseUrl: string;
+  /** The project id from the dashboard's Connection card. */
+  projectId: string;
+  /** A content key (`folio_ck_…`), read from the build's environment; never write it in source. */
+  contentKey: string;
+  /** The site's origin for canonical URLs in `head`; defaults to Astro's `site`. */
+  origin?: string;
+  /** The site's name, for `og:site_name` in `head`. */
+  siteName?: string;
+  /** Passed to `renderBlocks`: your own markup per block type, or for links. */
+  render?: Pick<RenderBlocksOptions, 'components' | 'link'>;
+  /** The fetch to use; defaults to the global one. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** What one load did, for the build log. */
+interface LoadSummary {
+  upserts: number;
+  deletes: number;
+  /** Why the collection was rebuilt from the whole published set, if it was. */
+  full?: 'first sync' | 'cursor expired' | 'cursor not accepted' | 'another project';
+}
+
+// Meta store keys. The cursor is only valid for the server and project that issued it; the
+// key itself is never stored, since the data store is a file in the build cache.
+const CURSOR = 'cursor';
+const SOURCE = 'source';
+
+/**
+ * An Astro content-layer loader for one Folio project. Each build asks the changes feed only for
+ * what changed since the cursor kept in the collection's meta store, and applies it: upserts set
+ * the entry (data, `rendered.html` from `renderBlocks`, `head` from `renderHead`), deletes remove
+ * it. A first build, an expired cursor (410) or another project reads the whole published set.
+ * @example
+ * // src/content.config.ts
+ * import { defineCollection } from 'astro:content';
+ * import { folioLoader } from '@folio/astro';
+ *
+ * const articles = defineCollection({
+ *   loader: folioLoader({
+ *     baseUrl: import.meta.env.FOLIO_URL,
+ *     projectId: import.meta.env.FOLIO_PROJECT_ID,
+ *     contentKey: import.meta.env.FOLIO_CONTENT_KEY,
+ *   }),
+ * });
+ * export const collections = { articles };
+ */
+export function folioLoader(options: FolioLoaderOptions): Loader {
+  return {
+    name: '@folio/astro',
+    schema: folioArticleSchema,
+    async load(context) {
+      const summary = await syncCollection(options, context);
+      const full = summary.full ? ` (full sync: ${summary.full})` : '';
+      context.logger.info(`${summary.upserts} updated, ${summary.deletes} removed${full}`);
+    },
+  };
+}
+
+async function syncCollection(options: FolioLoaderOptions, context: LoaderContext): Promise<LoadSummary> {
+  const { store, meta } = context;
+  const client = createClient({
+    baseUrl: options.baseUrl,
+    projectId: options.projectId,
+    contentKey: requiredKey(options.contentKey),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const head = headOptions(options, context);
+  const source = `${new URL(options.baseUrl).origin} ${options.projectId}`;
+  const { result, full } = await readChanges(client, meta.get(CURSOR), meta.get(SOURCE) === source);
+  // Without a cursor the feed answers the whole published set: anything stored before (another
+  // project's entries, or those behind an expired cursor) must go, or deletions would be missed.
+  if (full) store.clear();
+  const summary: LoadSummary = { upserts: 0, deletes: 0, ...(full ? { full } : {}) };
+  for (const change of result.changes) {
+    await applyChange(change, context, head, options.render);
+    summary[change.type === 'upsert' ? 'upserts' : 'deletes']++;
+  }
+  // Saved last: a build that fails midway starts again from the old cursor, and applying a
+  // change twice is harmless.
+  meta.set(SOURCE, source);
+  meta.set(CURSOR, result.cursor);
+  return summary;
+}
+
+/** The changes since `saved`, or the whole published set when it cannot be used. */
+async function readChanges(
+  client: FolioClient,
+  saved: string | undefined,
+  sameSource: boolean,
+): Promise<{ result: SyncResult; full?: LoadSummary['full'] }> {
+  if (saved === undefined) return { result: await client.sync(), full: 'first sync' };
+  if (!sameSource) return { result: await client.sync(), full: 'another project' };
+  try {
+    const result = await client.sync({ cursor: saved });
+    return result.reset ? { result, full: 'cursor expired' } : { result };
+  } catch (error) {
+    // A cursor this server does not understand (400 invalid_query, e.g. written by another
+    // Folio version) is as good as none.
+    if (!(error instanceof FolioError && error.code === 'invalid_query')) throw error;
+    return { result: await client.sync(), full: 'cursor not accepted' };
+  }
+}
+
+async function applyChange(
+  change: Change,
+  { store, parseData, generateDigest }: LoaderContext,
+  head: { origin: string; siteName?: string },
+  render: FolioLoaderOptions['render'],
+): Promise<void> {
+  if (change.type === 'delete') {
+    store.delete(change.id);
+    return;
+  }
+  const { article } = change;
+  const raw = { ...article, head: renderHead(article, head) };
+  const data = await parseData({ id: article.id, data: raw });
+  store.set({
+    id: article.id,
+    data,
+    rendered: { html: renderBlocks(article.blocks, render) },
+    digest: generateDigest(raw),
+  });
+}
+
+function requiredKey(key: string | undefined): string {
+  if (typeof key !== 'string' || key.trim() === '') {
+    throw new TypeError(
+      '@folio/astro: contentKey is empty; set it from the build environment (e.g. FOLIO_CONTENT_KEY)',
+    );
+  }
+  return key;
+}
+
+function headOptions(options: FolioLoaderOptions, { config }: LoaderContext) {
+  const origin = options.origin ?? config.site;
+  if (!origin) {
+    throw new TypeError(
+      "@folio/astro: set `site` in astro.config (or the loader's `origin`) for canonical URLs",
+    );
+  }
+  return { origin, ...(options.siteName ? { siteName: options.siteName } : {}) };
+}

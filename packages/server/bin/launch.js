@@ -16,7 +16,7 @@ export const SOURCE_FLAGS = ['--conditions=folio-source', '--disable-warning=Exp
 /** Preloads the compile cache (see `compile-cache.js`): what an installed server starts with. */
 export const COMPILE_CACHE_FLAG = `--import=${pathToFileURL(path.join(here, 'compile-cache.js')).href}`;
 
-// The heap (README, Performance, "A heap sized for a server"): semi-spaces of 8 MB, since Node's default of 32 MB
+// The heap (BENCHMARKS.md, How the delivery path works, "A heap sized for a server"): semi-spaces of 8 MB, since Node's default of 32 MB
 // buys no throughput on Folio's workloads and keeps far more resident under load; and for a
 // server an old generation bounded at 512 MB, since V8 sizes its growth steps by that bound (by
 // default a quarter of the machine's memory) and lets garbage pile up between full
@@ -72,7 +72,10 @@ export function launch(args) {
     process.exit(2);
   });
   child.on('exit', (code, signal) => {
-    if (signal) process.kill(process.pid, signal);
-    else process.exit(code ?? 1);
+    if (!signal) process.exit(code ?? 1);
+    // Die of the same signal, as a shell expects: without this handler, not by forwarding it
+    // to a child that is gone and then exiting 0.
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
   });
 }

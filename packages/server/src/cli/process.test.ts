@@ -165,4 +165,15 @@ describe('folio start as a real process', () => {
     child.kill('SIGTERM');
     assert.equal(await exited, 0, output);
   });
+
+  test('a child that dies of a signal takes the launcher with it, so the shell sees the signal', async () => {
+    const node = fileURLToPath(new URL('../../bin/node.js', import.meta.url));
+    const child = spawn(process.execPath, [node, '-e', 'process.kill(process.pid, "SIGTERM")'], {
+      stdio: 'ignore',
+    });
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+      child.on('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
+    );
+    assert.deepEqual({ code, signal }, { code: null, signal: 'SIGTERM' });
+  });
 });

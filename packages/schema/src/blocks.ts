@@ -66,6 +66,20 @@ export const CodeBlockSchema = Type.Object(
   { type: Type.Literal('code'), id: blockId, code: Type.String(), language: Type.Optional(Type.String()) },
   closed,
 );
+/** The largest `width` or `height` an image block may give: larger than any screen draws. */
+export const IMAGE_SIDE_MAX = 10_000;
+
+// Both sides together give the browser the image's aspect ratio, so it reserves the space before
+// the image loads and the text below does not jump (Cumulative Layout Shift).
+const imageSide = (side: 'width' | 'height') =>
+  Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: IMAGE_SIDE_MAX,
+      description: `The image's ${side} in pixels; give width and height together`,
+    }),
+  );
+
 export const ImageBlockSchema = Type.Object(
   {
     type: Type.Literal('image'),
@@ -73,6 +87,8 @@ export const ImageBlockSchema = Type.Object(
     url: Type.String({ pattern: SOURCE_URL_PATTERN, description: 'An http(s) URL or a site path' }),
     alt: Type.String(),
     caption: Type.Optional(Type.String()),
+    width: imageSide('width'),
+    height: imageSide('height'),
   },
   closed,
 );

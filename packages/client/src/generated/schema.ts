@@ -71,6 +71,10 @@ export type ImageBlock = {
   url: string;
   alt: string;
   caption?: string;
+  /** The image's width in pixels; give width and height together */
+  width?: number;
+  /** The image's height in pixels; give width and height together */
+  height?: number;
 };
 
 /** The `callout` block. */

@@ -91,6 +91,8 @@ export const demoArticles: DemoArticle[] = [
         url: `${IMAGES}/studio-desk.jpg`,
         alt: 'Two laptops on a wooden desk, one showing a network waterfall chart',
         caption: 'Most of our work starts here: a waterfall chart and a cup of tea.',
+        width: 1600,
+        height: 900,
       },
       heading(2, 'What to expect from this blog'),
       paragraph(
@@ -395,6 +397,8 @@ video {
         type: 'image',
         url: `${IMAGES}/cls-placeholder-box.jpg`,
         alt: 'A product card whose image area is an empty grey box of the final size while the photo loads',
+        width: 1200,
+        height: 800,
       },
       heading(2, 'Adverts and embeds: reserve a slot'),
       paragraph(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { BLOCK_TYPES, type BlockType } from '@folio/schema';
+import { BLOCK_TYPES, type BlockType, IMAGE_SIDE_MAX } from '@folio/schema';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { DIALECTS } from '../../test/databases.ts';
@@ -71,6 +71,7 @@ const anchor = safeChars.map((rest) => `#${rest}`);
 const validHref = fc.oneof(httpUrl, sitePath, anchor);
 const validSource = fc.oneof(httpUrl, sitePath);
 const videoId = fc.stringMatching(/^[A-Za-z0-9_-]{11}$/);
+const imageSide = fc.oneof(fc.integer({ min: 1, max: IMAGE_SIDE_MAX }), fc.constantFrom(1, IMAGE_SIDE_MAX));
 
 const textRun = fc.record(
   {
@@ -103,11 +104,18 @@ const VALID: Record<BlockType, fc.Arbitrary<Json>> = {
   ),
   quote: record({ type: fc.constant('quote'), id, content: runs, attribution: text() }, ['type', 'content']),
   code: record({ type: fc.constant('code'), id, code: text(60), language: text(10) }, ['type', 'code']),
-  image: record({ type: fc.constant('image'), id, url: validSource, alt: text(), caption: text() }, [
-    'type',
-    'url',
-    'alt',
-  ]),
+  image: record(
+    {
+      type: fc.constant('image'),
+      id,
+      url: validSource,
+      alt: text(),
+      caption: text(),
+      width: imageSide,
+      height: imageSide,
+    },
+    ['type', 'url', 'alt'],
+  ),
   callout: record(
     { type: fc.constant('callout'), id, variant: fc.constantFrom('info', 'tip', 'warning'), content: runs },
     ['type', 'variant', 'content'],
@@ -159,7 +167,17 @@ const validBlocks = fc.array(validBlock, { maxLength: 5 });
 // ---- Invalid values ---------------------------------------------------------------------------
 
 /** What each field of each block type holds, so a mutation can pick a value it must refuse. */
-type Kind = 'string' | 'boolean' | 'level' | 'variant' | 'provider' | 'videoId' | 'link' | 'source' | 'http';
+type Kind =
+  | 'string'
+  | 'boolean'
+  | 'level'
+  | 'variant'
+  | 'provider'
+  | 'videoId'
+  | 'link'
+  | 'source'
+  | 'http'
+  | 'imageSide';
 type Shape = Kind | 'runs' | 'listItems' | 'faqItems' | 'strings' | 'rows';
 const FIELDS: Record<BlockType, Record<string, Shape>> = {
   heading: { level: 'level', text: 'string' },
@@ -167,7 +185,7 @@ const FIELDS: Record<BlockType, Record<string, Shape>> = {
   list: { ordered: 'boolean', items: 'listItems' },
   quote: { content: 'runs', attribution: 'string' },
   code: { code: 'string', language: 'string' },
-  image: { url: 'source', alt: 'string', caption: 'string' },
+  image: { url: 'source', alt: 'string', caption: 'string', width: 'imageSide', height: 'imageSide' },
   callout: { variant: 'variant', content: 'runs' },
   cta: { heading: 'string', buttonLabel: 'string', buttonHref: 'link', body: 'string' },
   faq: { items: 'faqItems' },
@@ -269,6 +287,13 @@ function badValueFor(shape: Shape): fc.Arbitrary<unknown> {
       );
     case 'http':
       return fc.oneof(hostileLink, sitePath, anchor, notAString);
+    case 'imageSide':
+      return fc.oneof(
+        fc.constantFrom(0, -1, 1.5, IMAGE_SIDE_MAX + 1, '800', null, true, [], {}),
+        fc.integer({ max: 0 }),
+        fc.integer({ min: IMAGE_SIDE_MAX + 1 }),
+        fc.double({ min: 1, max: IMAGE_SIDE_MAX, noInteger: true, noNaN: true }),
+      );
     case 'runs':
     case 'strings':
     case 'listItems':
@@ -504,6 +529,7 @@ const VALID_EXAMPLES: Json[][] = [
   [2, 3, 4].map((level) => ({ type: 'heading', level, text: 'h' })),
   [paragraphLinking({ href: 'https://example.com', rel: 'r'.repeat(80) })],
   [video({ videoId: 'a-Z_09b-Z_9' })],
+  [{ type: 'image', url: '/a.png', alt: '', width: 1, height: IMAGE_SIDE_MAX }],
 ];
 const INVALID_EXAMPLES: Sample[] = [
   ...HOSTILE_LINKS.flatMap((href): Sample[] => [
@@ -524,6 +550,13 @@ const INVALID_EXAMPLES: Sample[] = [
     (videoId): Sample => ({ blocks: [video({ videoId })], why: `videoId ${videoId}`, index: 0 }),
   ),
   { blocks: [{ type: 'html', html: '<script>alert(1)</script>' }], why: 'unknown type', index: 0 },
+  ...[0, IMAGE_SIDE_MAX + 1, 1.5, '800'].map(
+    (width): Sample => ({
+      blocks: [{ type: 'image', url: '/a.png', alt: '', width, height: 600 }],
+      why: `width ${JSON.stringify(width)}`,
+      index: 0,
+    }),
+  ),
 ];
 
 // ---- The property -----------------------------------------------------------------------------

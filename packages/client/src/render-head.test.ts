@@ -55,6 +55,22 @@ describe('renderHead', () => {
     );
   });
 
+  it('puts the title into titleTemplate for <title> only, escaped, and keeps $ patterns as text', () => {
+    const head = renderHead(article({ title: 'Costs: $& and $1 <b>', ogTitle: '' }), {
+      origin: 'https://www.example.com',
+      siteName: 'Example',
+      titleTemplate: '%s — Example & Co',
+    });
+    assert.match(head, /^<title>Costs: \$&amp; and \$1 &lt;b&gt; — Example &amp; Co<\/title>\n/);
+    assert.match(head, /<meta property="og:title" content="Costs: \$&amp; and \$1 &lt;b&gt;">/);
+    assert.match(head, /<meta name="twitter:title" content="Costs: \$&amp; and \$1 &lt;b&gt;">/);
+    const plain = renderHead(article(), {
+      origin: 'https://www.example.com',
+      titleTemplate: 'No placeholder',
+    });
+    assert.match(plain, /^<title>No placeholder<\/title>/);
+  });
+
   it('leaves out the published time of a preview article never published', () => {
     const head = renderHead({ ...article(), publishedAt: null }, { origin: 'https://www.example.com' });
     assert.doesNotMatch(head, /article:published_time/);

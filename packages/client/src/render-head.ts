@@ -16,6 +16,11 @@ export interface RenderHeadOptions {
   origin: string;
   /** The site's name, for `og:site_name`. */
   siteName?: string;
+  /**
+   * The `<title>` around the article's title, which `%s` stands for: `'%s — Example'`. Open
+   * Graph and Twitter keep the article's own title (`og:site_name` names the site).
+   */
+  titleTemplate?: string;
 }
 
 /**
@@ -57,6 +62,8 @@ export function renderHead(article: HeadArticle, options: RenderHeadOptions): st
   const url = canonicalUrl(options.origin, seo.canonicalPath);
   const title = seo.title || article.title;
   const ogTitle = seo.ogTitle || title;
+  // A function replacement: `$&` or `$'` in a title is text, not a replacement pattern.
+  const documentTitle = options.titleTemplate ? options.titleTemplate.replace('%s', () => title) : title;
   const ogDescription = seo.ogDescription || seo.description;
   // og:image must be absolute; a site path is resolved against the origin.
   const image =
@@ -66,7 +73,7 @@ export function renderHead(article: HeadArticle, options: RenderHeadOptions): st
   const isArticle = (seo.ogType || 'article') === 'article';
   const jsonLd = serializeJsonLd(seo.jsonLd);
   const tags: (SafeHtml | string)[] = [
-    html`<title>${title}</title>`,
+    html`<title>${documentTitle}</title>`,
     meta('name', 'description', seo.description),
     html`<link rel="canonical" href="${url}">`,
     meta('property', 'og:type', seo.ogType || 'article'),

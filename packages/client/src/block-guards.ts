@@ -15,6 +15,7 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isOptional = (value: unknown, check: (v: unknown) => boolean) => value === undefined || check(value);
 const isOptionalString = (value: unknown) => isOptional(value, isString);
 const isOptionalBoolean = (value: unknown) => isOptional(value, (v) => typeof v === 'boolean');
+const isOptionalSize = (value: unknown) => isOptional(value, (v) => Number.isInteger(v) && (v as number) > 0);
 // A plain loop rather than `every`, which skips the holes of a sparse array.
 function isArrayOf(value: unknown, check: (v: unknown) => boolean): boolean {
   if (!Array.isArray(value)) return false;
@@ -49,7 +50,12 @@ const checks: { [K in BlockType]: (block: Fields) => boolean } = {
   list: (b) => typeof b.ordered === 'boolean' && isArrayOf(b.items, isTextRuns),
   quote: (b) => isTextRuns(b.content) && isOptionalString(b.attribution),
   code: (b) => isString(b.code) && isOptionalString(b.language),
-  image: (b) => isString(b.url) && isString(b.alt) && isOptionalString(b.caption),
+  image: (b) =>
+    isString(b.url) &&
+    isString(b.alt) &&
+    isOptionalString(b.caption) &&
+    isOptionalSize(b.width) &&
+    isOptionalSize(b.height),
   callout: (b) =>
     (b.variant === 'info' || b.variant === 'tip' || b.variant === 'warning') && isTextRuns(b.content),
   cta: (b) =>

@@ -54,11 +54,16 @@ export const defaultComponents: DefaultComponents = {
     const cls = language && CODE_LANGUAGE.test(language) ? html` class="language-${language}"` : '';
     return html`<pre${idOf(block)}><code${cls}>${code}</code></pre>`;
   },
-  image: (block) => {
-    const { url, alt, caption } = block;
+  image: (block, ctx) => {
+    const { url, alt, caption, width, height } = block;
     if (!isSafeSource(url)) return NOTHING;
+    // With both sides known the browser reserves the image's box before it loads.
+    const size = html`${width ? html` width="${width}"` : ''}${height ? html` height="${height}"` : ''}`;
+    // The first image is usually in view when the page opens (often its largest paint): loading
+    // it lazily would delay it until layout; later ones wait until the reader scrolls near.
+    const loading = ctx.priority ? raw(' fetchpriority="high"') : raw(' loading="lazy"');
     const figcaption = caption ? html`<figcaption>${caption}</figcaption>` : '';
-    return html`<figure${idOf(block)}><img src="${url}" alt="${alt}" loading="lazy">${figcaption}</figure>`;
+    return html`<figure${idOf(block)}><img src="${url}" alt="${alt}"${size}${loading}>${figcaption}</figure>`;
   },
   callout: (block, ctx) =>
     block.content.length

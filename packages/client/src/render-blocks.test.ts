@@ -77,7 +77,48 @@ describe('renderBlocks', () => {
         image: (block, ctx) => ctx.html`<div class="frame">${defaultComponents.image(block, ctx)}</div>`,
       },
     });
-    assert.equal(out, '<div class="frame"><figure><img src="/a.png" alt="A" loading="lazy"></figure></div>');
+    assert.equal(
+      out,
+      '<div class="frame"><figure><img src="/a.png" alt="A" fetchpriority="high"></figure></div>',
+    );
+  });
+
+  it('tells an image override whether it is the image to load first', () => {
+    const seen: [number, boolean][] = [];
+    const out = renderBlocks(
+      [
+        { type: 'image', url: '/a.png', alt: 'A' },
+        { type: 'image', url: '/b.png', alt: 'B' },
+        { type: 'image', url: '/c.png', alt: 'C' },
+      ],
+      {
+        components: {
+          // The first override renders nothing, so the next image is still the one to load first.
+          image: (block, { index, priority, html }) => {
+            seen.push([index, priority]);
+            return index === 0 ? '' : html`<img src="${block.url}" data-priority="${String(priority)}">`;
+          },
+        },
+      },
+    );
+    assert.deepEqual(seen, [
+      [0, true],
+      [1, true],
+      [2, false],
+    ]);
+    assert.equal(out, '<img src="/b.png" data-priority="true">\n<img src="/c.png" data-priority="false">');
+  });
+
+  it('loads every image lazily with eagerFirstImage: false', () => {
+    const blocks: Block[] = [
+      { type: 'image', url: '/a.png', alt: 'A', width: 800, height: 600 },
+      { type: 'image', url: '/b.png', alt: 'B' },
+    ];
+    assert.equal(
+      renderBlocks(blocks, { eagerFirstImage: false }),
+      '<figure><img src="/a.png" alt="A" width="800" height="600" loading="lazy"></figure>\n' +
+        '<figure><img src="/b.png" alt="B" loading="lazy"></figure>',
+    );
   });
 
   it('renders links through a link component, only for safe hrefs', () => {
@@ -176,6 +217,8 @@ describe('renderBlocks', () => {
               'ordered',
               'url',
               'alt',
+              'width',
+              'height',
               'variant',
               'rows',
               'headers',

@@ -18,12 +18,19 @@ export interface RenderBlocksOptions {
   link?: LinkComponent;
   /** Called for each block that renders nothing because its type is unknown or it is malformed. */
   onSkip?: (block: unknown, index: number, problem: BlockProblem) => void;
+  /**
+   * Load the first image at once, with high priority (default true): it is usually in view when
+   * the page opens. Set false when the blocks start below the fold; every image is lazy then.
+   */
+  eagerFirstImage?: boolean;
 }
 
 /**
  * Renders an article's blocks to an HTML string following the seed's site rules 1–3: text is
  * escaped, links keep only http(s)/site-path/#anchor targets, and an unknown or malformed block
- * renders nothing (never throws). Blocks are separated by a newline.
+ * renders nothing (never throws). Blocks are separated by a newline. The first image that
+ * renders loads at once with high priority, later ones lazily; an image's `width` and `height`
+ * become attributes, so the page keeps its layout while images load.
  * @example
  * renderBlocks([{ type: 'paragraph', content: [{ text: 'Hi', bold: true }] }]);
  * // '<p><strong>Hi</strong></p>'
@@ -32,6 +39,8 @@ export interface RenderBlocksOptions {
 export function renderBlocks(blocks: unknown, options: RenderBlocksOptions = {}): string {
   if (!Array.isArray(blocks)) return '';
   const parts: string[] = [];
+  // Until an image renders, the next image block is the one to load first.
+  let priorityImagePending = options.eagerFirstImage ?? true;
   for (let index = 0; index < blocks.length; index++) {
     const checked = checkBlock(blocks[index]);
     if ('problem' in checked) {
@@ -42,8 +51,11 @@ export function renderBlocks(blocks: unknown, options: RenderBlocksOptions = {})
     const component = (options.components?.[block.type] ?? defaultComponents[block.type]) as BlockComponent<
       typeof block.type
     >;
-    const out = String(component(block, createRenderContext(index, options.link)));
-    if (out !== '') parts.push(out);
+    const priority = priorityImagePending && block.type === 'image';
+    const out = String(component(block, createRenderContext(index, options.link, priority)));
+    if (out === '') continue;
+    parts.push(out);
+    if (priority) priorityImagePending = false;
   }
   return parts.join('\n');
 }

@@ -16,6 +16,12 @@ export interface RenderContext {
   raw: typeof raw;
   /** Position of the block in the array. */
   index: number;
+  /**
+   * True for the image the page should load first: the first image block that renders, unless
+   * `renderBlocks` was told `eagerFirstImage: false`. The built-in image then leaves out
+   * `loading="lazy"` and asks for `fetchpriority="high"`.
+   */
+  priority: boolean;
 }
 
 /**
@@ -23,6 +29,14 @@ export interface RenderContext {
  * @example
  * createRenderContext(0).renderText([{ text: '<b>' }]).toString(); // '&lt;b&gt;'
  */
-export function createRenderContext(index: number, link?: LinkComponent): RenderContext {
-  return { renderText: (runs) => renderText(runs, link), safeHref, escape: escapeHtml, html, raw, index };
+export function createRenderContext(index: number, link?: LinkComponent, priority = false): RenderContext {
+  return {
+    renderText: (runs) => renderText(runs, link),
+    safeHref,
+    escape: escapeHtml,
+    html,
+    raw,
+    index,
+    priority,
+  };
 }

@@ -15,7 +15,7 @@ const TAGS = new Set(
   ),
 );
 const ATTRIBUTES = new Set(
-  'href rel src alt loading class role title width height allow referrerpolicy allowfullscreen scope'.split(
+  'href rel src alt loading fetchpriority class role title width height allow referrerpolicy allowfullscreen scope'.split(
     ' ',
   ),
 );
@@ -130,7 +130,7 @@ function blocksWithEverywhere(text: string, href: string): unknown[] {
     { type: 'list', ordered: true, items: [[run], [{ text }]] },
     { type: 'quote', content: [run], attribution: text },
     { type: 'code', code: text, language: text },
-    { type: 'image', url: href, alt: text, caption: text },
+    { type: 'image', url: href, alt: text, caption: text, width: 640, height: 480 },
     { type: 'callout', variant: 'warning', content: [run] },
     { type: 'cta', heading: text, body: text, buttonLabel: text, buttonHref: href },
     { type: 'faq', items: [{ question: text, answer: [run] }] },

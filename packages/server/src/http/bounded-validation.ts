@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import type { InlinedSchema } from './inline-refs.ts';
+import { pointerToken } from './json-pointer.ts';
 
 type Node = Record<string, unknown>;
 /** Ajv's validate function, without its type guard: a refused value keeps its type. */
@@ -83,7 +84,7 @@ export function createBoundedChecker(
     if (isObject(data) && isObject(node.properties)) {
       for (const [name, property] of Object.entries(node.properties)) {
         if (data[name] === undefined) continue;
-        const path = `${at.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        const path = `${at.instancePath}/${pointerToken(name)}`;
         if (!walk(property, data[name], { ...at, instancePath: path, index: name, parent: data }, sink))
           return false;
       }

@@ -1,3 +1,5 @@
+import { keyOfToken, pointerToken } from './json-pointer.ts';
+
 type Node = Record<string, unknown>;
 
 /** A schema with its references resolved, and where in a shared document each part came from. */
@@ -23,7 +25,7 @@ export function inlineRefs(schema: object, shared: object[]): InlinedSchema | un
   const open = new Set<Node>();
   const locations = new WeakMap<object, string>();
   const at = (location: string | undefined, key: string | number) =>
-    location && `${location}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    location && `${location}/${pointerToken(String(key))}`;
 
   const inline = (node: unknown, root: Node, location: string | undefined): unknown => {
     if (Array.isArray(node)) return node.map((item, index) => inline(item, root, at(location, index)));
@@ -74,7 +76,7 @@ function findTarget(ref: string, root: Node, documents: Map<string, Node>): [Nod
   if (!document || (pointer !== '' && !pointer.startsWith('/'))) throw new Unsupported();
   let target: unknown = document;
   for (const token of pointer.split('/').slice(1)) {
-    const key = decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
+    const key = keyOfToken(decodeURIComponent(token));
     target = (target as Node | undefined)?.[key];
   }
   if (typeof target !== 'object' || target === null) throw new Unsupported();

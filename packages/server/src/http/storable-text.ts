@@ -1,4 +1,5 @@
 import type { ErrorDetail } from '../errors.ts';
+import { pointerToken } from './json-pointer.ts';
 
 interface Node {
   value: unknown;
@@ -64,7 +65,7 @@ function textProblem(value: unknown, subject = ''): string | undefined {
 function pointerOf(node: Node): string {
   const keys: string[] = [];
   for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) {
-    keys.push(at.key.replace(/~/g, '~0').replace(/\//g, '~1'));
+    keys.push(pointerToken(at.key));
   }
   return keys.length === 0 ? '/' : `/${keys.reverse().join('/')}`;
 }

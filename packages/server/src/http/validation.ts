@@ -5,6 +5,7 @@ import type { FastifySchema } from 'fastify';
 import type { ErrorDetail } from '../errors.ts';
 import { createBoundedChecker } from './bounded-validation.ts';
 import { inlineRefs } from './inline-refs.ts';
+import { pointerToken } from './json-pointer.ts';
 
 /** ajv-formats' plugin: CommonJS, so its default export arrives as the module object under type stripping. */
 export const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -153,10 +154,10 @@ function describe(error: ErrorObject): ErrorDetail | undefined {
           message: 'is derived from the articles path and the slug; it cannot be set',
         };
       }
-      return { path: `${path}/${escapePointer(field)}`, message: 'is not a known field' };
+      return { path: `${path}/${pointerToken(field)}`, message: 'is not a known field' };
     }
     case 'required':
-      return { path: `${path}/${escapePointer(String(params.missingProperty))}`, message: 'is required' };
+      return { path: `${path}/${pointerToken(String(params.missingProperty))}`, message: 'is required' };
     case 'pattern': {
       const description = (error.parentSchema as { description?: string } | undefined)?.description;
       return {
@@ -196,10 +197,6 @@ export function countOthers(details: ErrorDetail[]): string {
   if (details.length > MAX_DETAILS) return ` (and at least ${MAX_DETAILS} more problems)`;
   const rest = details.length - 1;
   return rest > 0 ? ` (and ${rest} more problem${rest > 1 ? 's' : ''})` : '';
-}
-
-function escapePointer(field: string): string {
-  return field.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function lowerFirst(text: string): string {

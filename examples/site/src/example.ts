@@ -3,26 +3,20 @@
 // key and the webhook signing secret, and points the project's webhook at the site.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EXAMPLE_DATA_DIR, exampleFolioEnv, examplePorts } from './example-env.ts';
 import { startSite } from './main.ts';
 
-const FOLIO_PORT = Number(process.env.FOLIO_PORT ?? 8080);
-const SITE_PORT = Number(process.env.PORT ?? 3000);
-const folioUrl = `http://localhost:${FOLIO_PORT}`;
-const siteOrigin = `http://localhost:${SITE_PORT}`;
+const ports = await examplePorts(process.env);
+const folioUrl = `http://localhost:${ports.folio}`;
+const siteOrigin = `http://localhost:${ports.site}`;
 const adminToken = `example-${randomBytes(24).toString('base64url')}`;
 // Started as a user starts it, `folio start`, through the launcher that sets Node's flags.
 const folioCommand = fileURLToPath(new URL('../../../packages/server/bin/folio.js', import.meta.url));
 
 const folio = spawn(process.execPath, [folioCommand, 'start'], {
-  env: {
-    ...process.env,
-    PORT: String(FOLIO_PORT),
-    FOLIO_ADMIN_TOKEN: adminToken,
-    // The site's webhook receiver listens on this machine.
-    FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-  },
+  env: exampleFolioEnv(process.env, { port: ports.folio, adminToken }),
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const stopAll = () => {
@@ -76,7 +70,7 @@ const { key } = await admin<{ key: string }>('POST', `/projects/${project.id}/ke
   name: 'example site',
 });
 await admin('PUT', `/projects/${project.id}/webhook`, {
-  url: `http://127.0.0.1:${SITE_PORT}/webhooks/folio`,
+  url: `http://127.0.0.1:${ports.site}/webhooks/folio`,
 });
 const { secret } = await admin<{ secret: string }>('POST', `/projects/${project.id}/webhook/reveal-secret`);
 
@@ -86,13 +80,14 @@ await startSite({
   contentKey: key,
   webhookSecret: secret,
   origin: siteOrigin,
-  port: SITE_PORT,
+  port: ports.site,
   siteName: 'Fernhill Notes',
 });
 
 process.stdout.write(`
   Folio:        ${folioUrl}  (admin token for this run: ${adminToken})
   Example site: ${siteOrigin}/blog
+  Its data:     ${path.relative(process.cwd(), EXAMPLE_DATA_DIR) || '.'} (apart from npm start's; delete it to start over)
 
   Edit an article through the management API and reload: the webhook purges the site's cache.
   Save a draft and choose "Preview on site" in the dashboard: it opens ${siteOrigin}/preview.

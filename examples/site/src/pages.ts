@@ -11,8 +11,12 @@ import {
   renderHead,
   type SafeHtml,
 } from '@folio/client';
+import { excerpt } from './excerpt.ts';
 
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
+
+/** A page's `<title>`: what it shows, then the site's name. */
+const titleOf = (page: string, siteName: string) => `${page} — ${siteName}`;
 
 function layout(siteName: string, head: HtmlValue, main: HtmlValue, banner: HtmlValue = ''): string {
   return `<!doctype html>\n${html`<html lang="en">
@@ -20,6 +24,7 @@ function layout(siteName: string, head: HtmlValue, main: HtmlValue, banner: Html
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${head}
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/site.css">
 </head>
 <body>
@@ -41,14 +46,14 @@ export function listPage(
   pagination: Pagination,
 ): string {
   const path = pagination.page > 1 ? `/blog?page=${pagination.page}` : '/blog';
-  const head = html`<title>${pagination.page > 1 ? `Blog, page ${pagination.page}` : 'Blog'} · ${site.name}</title>
+  const head = html`<title>${titleOf(pagination.page > 1 ? `Blog, page ${pagination.page}` : 'Blog', site.name)}</title>
 <meta name="description" content="Articles from ${site.name}">
 <link rel="canonical" href="${site.origin}${path}">`;
   const items = articles.map(
     (article) => html`<li class="post">
 <h2><a href="${article.seo.canonicalPath}">${article.title}</a></h2>
 <p class="meta">${date(article.publishedAt)}</p>
-<p>${article.seo.description}</p>
+<p>${excerpt(article.seo.description)}</p>
 </li>`,
   );
   const nav = html`<nav class="pager" aria-label="Pages">
@@ -65,8 +70,13 @@ ${pagination.hasNext ? html`<a rel="next" href="/blog?page=${pagination.page + 1
 
 /** One article: head tags from its seo, body from its blocks, and its related links. */
 export function articlePage(site: { name: string; origin: string }, article: Article): string {
-  const head = raw(renderHead(article, { origin: site.origin, siteName: site.name }));
-  return layout(site.name, head, articleBody(article));
+  return layout(site.name, articleHead(site, article), articleBody(article));
+}
+
+/** An article's head tags, its `<title>` followed by the site's name. */
+function articleHead(site: { name: string; origin: string }, article: Article | PreviewArticle): SafeHtml {
+  const options = { origin: site.origin, siteName: site.name, titleTemplate: titleOf('%s', site.name) };
+  return raw(renderHead(article, options));
 }
 
 function articleBody(article: Article | PreviewArticle): SafeHtml {
@@ -101,7 +111,7 @@ const PREVIEW_NOTES: Record<ArticleStatus, string> = {
  */
 export function previewPage(site: { name: string; origin: string }, article: PreviewArticle): string {
   const head = html`<meta name="robots" content="noindex">
-${raw(renderHead(article, { origin: site.origin, siteName: site.name }))}`;
+${articleHead(site, article)}`;
   const banner = html`<div class="preview-banner" role="status"><div class="wrap">
 <strong class="preview-label">Preview</strong> <span>${PREVIEW_NOTES[article.status]}</span>
 </div></div>
@@ -113,7 +123,7 @@ ${raw(renderHead(article, { origin: site.origin, siteName: site.name }))}`;
 export function previewRefusedPage(site: { name: string }): string {
   return layout(
     site.name,
-    html`<title>Preview link not valid · ${site.name}</title><meta name="robots" content="noindex">`,
+    html`<title>${titleOf('Preview link not valid', site.name)}</title><meta name="robots" content="noindex">`,
     html`<h1>This preview link is no longer valid</h1>
 <p>A preview link works for one hour, for one article, and stops when the article is deleted.
 Open the article in Folio's dashboard and choose <strong>Preview on site</strong> for a new link.</p>
@@ -125,7 +135,7 @@ Open the article in Folio's dashboard and choose <strong>Preview on site</strong
 export function notFoundPage(site: { name: string }): string {
   return layout(
     site.name,
-    html`<title>Not found · ${site.name}</title><meta name="robots" content="noindex">`,
+    html`<title>${titleOf('Not found', site.name)}</title><meta name="robots" content="noindex">`,
     html`<h1>Not found</h1><p>There is no article at this address. <a href="/blog">See all articles</a>.</p>`,
   );
 }
@@ -134,7 +144,7 @@ export function notFoundPage(site: { name: string }): string {
 export function errorPage(site: { name: string }): string {
   return layout(
     site.name,
-    html`<title>Something went wrong · ${site.name}</title>`,
+    html`<title>${titleOf('Something went wrong', site.name)}</title>`,
     html`<h1>Something went wrong</h1><p>The articles could not be loaded. Please try again in a moment.</p>`,
   );
 }

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -7,36 +6,16 @@ import type { Browser, Page } from 'playwright-core';
 import { fixtureArticle } from '../../../packages/server/src/content/fixture-article.ts';
 import { chromiumMissing, launchChromium } from '../../../packages/server/src/test/browser.ts';
 import { createTestApp, paragraph, type TestApp } from '../../../packages/server/src/test/test-app.ts';
+import { assertNoOverflow, CONTENT_IMAGES, serveContentImages, shoot } from './page-checks.ts';
 import { createSite } from './site.ts';
 
 const skip = chromiumMissing('the example site preview browser test');
-
-// Screenshots for a reviewer; test-results/ is gitignored.
-const SHOTS = new URL('../../../test-results/example-site/', import.meta.url);
 
 const ID = 'spring';
 const SLUG = 'spring-planting';
 const PUBLISHED_TITLE = 'Spring planting notes';
 const DRAFT_TITLE = 'Spring planting notes, revised for a late and very wet season';
 const DRAFT_TEXT = 'The draft text: sow the beans a fortnight later than last year.';
-
-/** Fails when the page is wider than its viewport, naming the elements that stick out. */
-async function assertNoOverflow(page: Page, name: string): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  const wide = await page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
-      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
-      .slice(0, 8)
-      .map((el) => `${el.tagName}.${el.className}`),
-  );
-  assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than the screen: ${wide.join(', ')}`);
-}
-
-/** What the editor sees first (`NAME.png`) and the whole page (`NAME-full.png`). */
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname });
-  await page.screenshot({ path: new URL(`${name}-full.png`, SHOTS).pathname, fullPage: true });
-}
 
 describe("the editor's preview path in Chromium: a live Folio and the example site", { skip }, () => {
   let t: TestApp;
@@ -47,7 +26,6 @@ describe("the editor's preview path in Chromium: a live Folio and the example si
   const article = () => `/admin/v1/projects/${projectId}/articles/${ID}`;
 
   before(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
     t = await createTestApp('sqlite', { clockStart: Date.now(), dispatcher: { pollIntervalMs: 100 } });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const folioUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
@@ -87,6 +65,7 @@ describe("the editor's preview path in Chromium: a live Folio and the example si
   async function open(url: string, width = 1280) {
     const page = await browser.newPage({ viewport: { width, height: 900 } });
     page.setDefaultTimeout(10_000);
+    await serveContentImages(page);
     const requests: string[] = [];
     page.on('request', (request) => requests.push(request.url()));
     const response = await page.goto(url);
@@ -132,9 +111,11 @@ describe("the editor's preview path in Chromium: a live Folio and the example si
       assert.ok(await banner.isVisible());
       assert.match((await banner.textContent()) ?? '', /Preview\s+Unpublished changes\./);
       assert.equal(await preview.page.locator('meta[name="robots"]').getAttribute('content'), 'noindex');
+      // Nothing but the site and the article's own images, which a test route serves here.
+      const offSite = preview.requests.filter((url) => !url.startsWith(origin));
       assert.ok(
-        preview.requests.every((url) => url.startsWith(origin)),
-        `no requests off the site: ${preview.requests.filter((url) => !url.startsWith(origin)).join(', ')}`,
+        offSite.every((url) => url.startsWith(CONTENT_IMAGES)),
+        `no requests off the site: ${offSite.join(', ')}`,
       );
       await assertNoOverflow(preview.page, 'preview at 1280 px');
       await shoot(preview.page, 'preview-1280');

@@ -6,6 +6,7 @@ import type { Browser } from 'playwright-core';
 import { fixtureArticle } from '../../../packages/server/src/content/fixture-article.ts';
 import { chromiumMissing, launchChromium } from '../../../packages/server/src/test/browser.ts';
 import { createTestApp, type TestApp } from '../../../packages/server/src/test/test-app.ts';
+import { assertNoOverflow, serveContentImages, shoot } from './page-checks.ts';
 import { createSite } from './site.ts';
 
 const skip = chromiumMissing('the example site browser test');
@@ -82,8 +83,9 @@ describe('example site in Chromium, backed by a live Folio', { skip }, () => {
     await t?.close();
   });
 
-  async function open(path: string) {
-    const page = await browser.newPage();
+  async function open(path: string, width = 1280) {
+    const page = await browser.newPage({ viewport: { width, height: width > 600 ? 800 : 844 } });
+    await serveContentImages(page);
     const dialogs: string[] = [];
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
@@ -137,12 +139,90 @@ describe('example site in Chromium, backed by a live Folio', { skip }, () => {
         assert.ok((await page.locator(type).count()) > 0, `renders ${type}`);
       }
       assert.deepEqual(dialogs, []);
-      assert.ok(
-        requests.every((url) => url.startsWith(origin)),
-        `no external requests: ${requests.filter((url) => !url.startsWith(origin)).join(', ')}`,
+      // Only the site's own files and the article's image (served by a test route): no CDN fonts,
+      // scripts or trackers.
+      const imageUrls = fixtureArticle.blocks.flatMap((block) => (block.type === 'image' ? [block.url] : []));
+      assert.deepEqual(
+        requests.filter((url) => !url.startsWith(origin)),
+        imageUrls,
+        'no external requests but the article image',
       );
     } finally {
       await page.close();
+    }
+  });
+
+  test('the first image loads at once, sized before it arrives: nothing moves when it does', async () => {
+    const image = fixtureArticle.blocks.find((block) => block.type === 'image')!;
+    assert.ok(image.width && image.height, 'the fixture image has a width and a height');
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await page.addInitScript(() => {
+        const w = window as unknown as { layoutShift: number };
+        w.layoutShift = 0;
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries() as unknown as Array<{ value: number }>)
+            w.layoutShift += entry.value;
+        }).observe({ type: 'layout-shift', buffered: true });
+      });
+      await serveContentImages(page, held);
+      const requested = page.waitForRequest(image.url, { timeout: 5_000 });
+      await page.goto(`${origin}/blog/${fixtureArticle.slug}`, { waitUntil: 'domcontentloaded' });
+      // Asked for before any scrolling: it is not lazy.
+      await requested;
+      const img = page.locator('figure img').first();
+      assert.equal(await img.getAttribute('loading'), null);
+      assert.equal(await img.getAttribute('fetchpriority'), 'high');
+      assert.equal(await img.getAttribute('width'), String(image.width));
+      assert.equal(await img.getAttribute('height'), String(image.height));
+      assert.equal(await img.evaluate((el: HTMLImageElement) => el.complete), false, 'still loading');
+      const next = page.locator(`#${fixtureArticle.blocks[fixtureArticle.blocks.indexOf(image) + 1]!.id}`);
+      const boxWhileLoading = (await img.boundingBox())!;
+      const nextWhileLoading = (await next.boundingBox())!;
+      assert.ok(
+        Math.abs(boxWhileLoading.height - (boxWhileLoading.width * image.height) / image.width) < 1,
+        `the box keeps the image's shape while it loads: ${JSON.stringify(boxWhileLoading)}`,
+      );
+
+      release();
+      await page.waitForFunction(() => {
+        const el = document.querySelector('figure img') as HTMLImageElement;
+        return el.complete && el.naturalWidth > 0;
+      });
+      assert.deepEqual(await img.boundingBox(), boxWhileLoading);
+      assert.deepEqual(await next.boundingBox(), nextWhileLoading, 'the text below stays where it was');
+      const shift = await page.evaluate(() => (window as unknown as { layoutShift: number }).layoutShift);
+      assert.equal(shift, 0, 'no layout shift');
+    } finally {
+      release();
+      await page.close();
+    }
+  });
+
+  test('the list and the example article at 1280 and 390 px: no sideways scroll', async () => {
+    for (const width of [1280, 390]) {
+      for (const [name, path] of [
+        ['list', '/blog'],
+        ['article', `/blog/${fixtureArticle.slug}`],
+      ] as const) {
+        const { page, status } = await open(path, width);
+        try {
+          assert.equal(status, 200);
+          assert.equal(
+            await page.title(),
+            `${name === 'list' ? 'Blog' : fixtureArticle.seo!.title} — Test blog`,
+          );
+          await page.waitForLoadState('load');
+          await assertNoOverflow(page, `${name} at ${width} px`);
+          await shoot(page, `site-${name}-${width}`);
+        } finally {
+          await page.close();
+        }
+      }
     }
   });
 

@@ -235,6 +235,88 @@ describe('example site: article URLs follow the project’s "Articles live under
   });
 });
 
+describe('example site: titles, icon, excerpts and images', () => {
+  let t: TestApp;
+  let s: Awaited<ReturnType<typeof startSite>>;
+  // Longer than Folio's 160-character description, with no sentence end before the cut.
+  const LONG_FIRST_PARAGRAPH =
+    'Every image on this page declares its width and height, so the browser can hold a box of the right shape while the file travels, and the words below it stay where they are when it arrives.';
+
+  before(async () => {
+    t = await createTestApp('sqlite', { clockStart: Date.now() });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    s = await startSite(t, `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`, {
+      articlesPath: '/blog',
+    });
+    await t.putArticle(
+      s.project.id,
+      'pictures',
+      newArticle({
+        slug: 'pictures',
+        title: 'Pictures & <words>',
+        published: true,
+        blocks: [
+          paragraph(LONG_FIRST_PARAGRAPH),
+          { type: 'image', url: '/images/first.png', alt: 'First', width: 1200, height: 800 },
+          { type: 'image', url: '/images/second.png', alt: 'Second', width: 640, height: 480 },
+        ],
+      }),
+    );
+  });
+  after(async () => {
+    await s?.close();
+    await t?.close();
+  });
+
+  const titleOf = (body: string) => /<title>([^<]*)<\/title>/.exec(body)?.[1];
+
+  test("every page's title ends with the site's name", async () => {
+    assert.equal(titleOf((await s.get('/blog/pictures')).body), 'Pictures &amp; &lt;words&gt; — Test blog');
+    assert.equal(titleOf((await s.get('/blog')).body), 'Blog — Test blog');
+    assert.equal(titleOf((await s.get('/blog?page=1')).body), 'Blog — Test blog');
+    assert.equal(titleOf((await s.get('/blog/nothing-here')).body), 'Not found — Test blog');
+    assert.equal(titleOf((await s.get('/preview')).body), 'Preview link not valid — Test blog');
+    const article = (await s.get('/blog/pictures')).body;
+    assert.match(article, /<meta property="og:title" content="Pictures &amp; &lt;words&gt;">/);
+  });
+
+  test('every page links the icon, which is served, and /favicon.ico leads to it', async () => {
+    for (const path of ['/blog', '/blog/pictures', '/blog/nothing-here']) {
+      assert.match(
+        (await s.get(path)).body,
+        /<link rel="icon" href="\/favicon\.svg" type="image\/svg\+xml">/,
+      );
+    }
+    const icon = await s.get('/favicon.svg');
+    assert.equal(icon.status, 200);
+    assert.equal(icon.type, 'image/svg+xml');
+    assert.match(icon.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    const ico = await s.get('/favicon.ico');
+    assert.deepEqual([ico.status, ico.location], [301, '/favicon.svg']);
+  });
+
+  test('a list excerpt that Folio cut mid-sentence ends with an ellipsis', async () => {
+    const list = (await s.get('/blog')).body;
+    const excerpt =
+      /<h2><a href="\/blog\/pictures">[^<]*<\/a><\/h2>\n<p class="meta">.*<\/p>\n<p>([^<]*)<\/p>/.exec(
+        list,
+      )?.[1];
+    assert.ok(excerpt, list);
+    assert.ok(excerpt.endsWith('…'), excerpt);
+    assert.ok(LONG_FIRST_PARAGRAPH.startsWith(excerpt.slice(0, -1)), excerpt);
+  });
+
+  test('the first image loads at once, later ones lazily, each with its width and height', async () => {
+    const images = [...(await s.get('/blog/pictures')).body.matchAll(/<img [^>]*>/g)].map(
+      (match) => match[0],
+    );
+    assert.deepEqual(images, [
+      '<img src="/images/first.png" alt="First" width="1200" height="800" fetchpriority="high">',
+      '<img src="/images/second.png" alt="Second" width="640" height="480" loading="lazy">',
+    ]);
+  });
+});
+
 describe("example site: /preview, the route of Folio's preview links", () => {
   let t: TestApp;
   let s: Awaited<ReturnType<typeof startSite>>;

@@ -32,7 +32,14 @@ export interface Site {
   purge(): void;
 }
 
-const CSS = new URL('../public/site.css', import.meta.url);
+/** The site's own files, by the path they are served at. */
+const STATIC_FILES: Record<string, { file: URL; type: string }> = {
+  '/assets/site.css': {
+    file: new URL('../public/site.css', import.meta.url),
+    type: 'text/css; charset=utf-8',
+  },
+  '/favicon.svg': { file: new URL('../public/favicon.svg', import.meta.url), type: 'image/svg+xml' },
+};
 // A safety net only: webhooks purge the cache as soon as content changes.
 const CACHE_TTL_MS = 10 * 60_000;
 // Any address may be an article's, so any address can leave a 404 page here: only the most
@@ -150,15 +157,15 @@ export function createSite(
       response.writeHead(404).end();
       return;
     }
-    if (url.pathname === '/assets/site.css') {
-      response.writeHead(200, {
-        'content-type': 'text/css; charset=utf-8',
-        'cache-control': 'public, max-age=3600',
-      });
-      response.end(await readFile(CSS));
+    const staticFile = Object.hasOwn(STATIC_FILES, url.pathname) ? STATIC_FILES[url.pathname] : undefined;
+    if (staticFile) {
+      response.writeHead(200, { 'content-type': staticFile.type, 'cache-control': 'public, max-age=3600' });
+      response.end(await readFile(staticFile.file));
       return;
     }
     if (url.pathname === '/') return redirect(response, '/blog');
+    // Browsers and feed readers ask for /favicon.ico whatever the page's icon link says.
+    if (url.pathname === '/favicon.ico') return redirect(response, '/favicon.svg');
     // Seed rule 4: article URLs have no trailing slash, so no page here has one.
     if (url.pathname.endsWith('/')) {
       return redirect(response, `${withoutTrailingSlash(url.pathname)}${url.search}`);

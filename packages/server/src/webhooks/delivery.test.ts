@@ -223,6 +223,18 @@ for (const dialect of DIALECTS) {
       assert.equal(second!.log[1]!.responseBody?.length, 4096);
     });
 
+    test('an answer holding NUL bytes is logged, and the delivery settles once', async () => {
+      s.receiver.replies = [{ status: 200, body: 'ok\u0000then more\u0000' }];
+      await s.t.putArticle(s.projectId, 'a1', newArticle({ published: true }));
+      await s.t.dispatcher.runOnce();
+      const [delivery] = await deliveryLog(s);
+      assert.equal(delivery!.status, 'succeeded');
+      assert.equal(delivery!.log[0]!.responseBody, 'ok\ufffdthen more\ufffd');
+      s.t.clock.advance(Math.max(...TEST_RETRY_SCHEDULE) * 2);
+      await s.t.dispatcher.runOnce();
+      assert.equal(s.receiver.received.length, 1, 'not sent again');
+    });
+
     test('a secret rotation signs with both secrets for 24 hours, then with the new one only', async () => {
       const old = (await s.t.admin('POST', `${s.hook}/reveal-secret`)).json().data.secret;
       const rotated = await s.t.admin('POST', `${s.hook}/rotate-secret`);

@@ -64,7 +64,7 @@ export function postWebhook(
         finish({
           statusCode: response.statusCode,
           retryAfter: headerValue(response.headers['retry-after']),
-          body: Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY_BYTES).toString('utf8'),
+          body: storableText(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY_BYTES)),
         });
       response.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
@@ -80,6 +80,14 @@ export function postWebhook(
     });
     request.end(payload);
   });
+}
+
+/**
+ * A receiver's answer as text the delivery log can keep: PostgreSQL's text refuses U+0000, so an
+ * answer holding one could never be recorded, and its delivery would be sent again forever.
+ */
+function storableText(bytes: Buffer): string {
+  return bytes.toString('utf8').replaceAll('\u0000', '\ufffd');
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -170,7 +170,7 @@ describe('dashboard in Chromium', { skip }, () => {
     await siteCard.getByLabel('Website URL').fill('www.example.org');
     await siteCard.getByLabel('Articles live under').fill('/journal');
     await siteCard.getByRole('button', { name: 'Save settings' }).click();
-    const refusal = page.getByRole('alert').filter({ hasText: 'websiteUrl must be an absolute URL' });
+    const refusal = page.getByRole('alert').filter({ hasText: 'Website URL must be an absolute URL' });
     await refusal.waitFor();
     assert.equal(await page.locator('#site-error').count(), 1);
     assert.equal(await siteCard.getByLabel('Website URL').inputValue(), 'www.example.org');

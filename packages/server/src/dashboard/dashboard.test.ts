@@ -255,11 +255,12 @@ for (const dialect of DIALECTS) {
       const renamed = await browser.submit(`/dashboard/projects/${id}/rename`, { name: 'Renamed <blog>' });
       assert.match(renamed.body, /Renamed to &quot;Renamed &lt;blog&gt;&quot;/);
       const refused = await browser.submit('/dashboard/projects', { name: 'x', websiteUrl: 'ftp://nope' });
+      // The refusal uses the form's label and sits beside the one field it names.
       assert.match(
         refused.body,
-        /class="form-error" role="alert" id="create-error">websiteUrl must use http or https/,
+        /name="websiteUrl" type="url" value="ftp:\/\/nope" aria-invalid="true" aria-describedby="create-error">\s*<p class="form-error field-error" role="alert" id="create-error">Website URL must use http or https\./,
       );
-      assert.match(refused.body, /value="ftp:\/\/nope"/);
+      assert.equal(refused.body.match(/aria-invalid="true"/g)?.length, 1, 'only the wrong field is marked');
       assert.doesNotMatch(refused.body, /"success":false/);
     });
 
@@ -363,23 +364,32 @@ for (const dialect of DIALECTS) {
       const project = await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' });
       const settings = `/dashboard/projects/${project.id}/settings`;
       for (const [websiteUrl, why] of [
-        ['not a url', /websiteUrl must be an absolute URL/],
-        ['ftp://www.example.com', /websiteUrl must use http or https/],
-        ['https://www.example.com/blog', /websiteUrl must be an origin without a path/],
+        ['not a url', /^Website URL must be an absolute URL/],
+        ['ftp://www.example.com', /^Website URL must use http or https/],
+        ['https://www.example.com/blog', /^Website URL must be an origin without a path/],
       ] as const) {
         const refused = await browser.submit(settings, { articlesPath: '/journal', websiteUrl });
         assert.match(refused.body, /<h1>Settings /, websiteUrl);
-        const error = /<p class="form-error" role="alert" id="site-error">([^<]+)<\/p>/.exec(refused.body);
+        // Beside the Website URL field, which alone is marked; what was typed is kept in both.
+        const error =
+          /name="websiteUrl" type="url" [^>]*aria-invalid="true" aria-describedby="site-error">\s*<p class="form-error field-error" role="alert" id="site-error">([^<]+)<\/p>/.exec(
+            refused.body,
+          );
         assert.match(error?.[1] ?? '', why, websiteUrl);
         assert.ok(
-          refused.body.includes(`value="${websiteUrl}" aria-describedby="site-error"`),
+          refused.body.includes(`value="${websiteUrl}" aria-invalid="true"`),
           'what was typed is kept',
         );
-        assert.match(refused.body, /name="articlesPath" value="\/journal" aria-describedby="site-error"/);
+        assert.match(refused.body, /name="articlesPath" value="\/journal">/);
+        assert.equal(refused.body.match(/aria-invalid="true"/g)?.length, 1, websiteUrl);
         assert.doesNotMatch(refused.body, /Site settings saved/);
       }
       const refusedPath = await browser.submit(settings, { articlesPath: '/a b', websiteUrl: '' });
-      assert.match(refusedPath.body, /id="site-error">articlesPath has a segment/);
+      assert.match(
+        refusedPath.body,
+        /name="articlesPath" value="\/a b" aria-invalid="true" aria-describedby="site-error">\s*<p class="form-error field-error" role="alert" id="site-error">The &quot;Articles live under&quot; path has a segment/,
+      );
+      assert.match(refusedPath.body, /name="websiteUrl" type="url" [^>]*value="">/);
       const stored = (await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data;
       assert.deepEqual([stored.websiteUrl, stored.articlesPath], ['https://www.example.com', '/blog']);
     });
@@ -439,11 +449,16 @@ for (const dialect of DIALECTS) {
         ['ftp://www.example.com/{token}', /Preview URL must use http or https/],
       ] as const) {
         const refused = await browser.submit(`${settings}/preview`, { previewUrl: typedUrl });
-        const error = /<p class="form-error" role="alert" id="preview-url-error">([^<]+)<\/p>/.exec(
-          refused.body,
-        );
+        const error =
+          /<p class="form-error field-error" role="alert" id="preview-url-error">([^<]+)<\/p>/.exec(
+            refused.body,
+          );
         assert.match(error?.[1] ?? '', why, typedUrl);
-        assert.ok(refused.body.includes(`value="${typedUrl}" aria-describedby="preview-url-error"`));
+        assert.ok(
+          refused.body.includes(
+            `value="${typedUrl}" aria-invalid="true" aria-describedby="preview-url-error"`,
+          ),
+        );
       }
       assert.equal(
         (await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data.previewUrl,
@@ -488,8 +503,12 @@ for (const dialect of DIALECTS) {
         ['site', 'content'],
       ]);
       const refused = await browser.submit(`${delivery}/keys`, { name: 'odd', kind: 'admin' });
-      assert.match(refused.body, /id="keys-error">The kind must be a content key or a preview key\./);
-      assert.match(refused.body, /<input type="radio" name="kind" value="content" checked>/);
+      assert.match(refused.body, /id="keys-error">Kind must be a content key or a preview key\./);
+      assert.match(
+        refused.body,
+        /<input type="radio" name="kind" value="content" checked aria-invalid="true" aria-describedby="keys-error">/,
+      );
+      assert.match(refused.body, /id="key-name" name="name" [^>]*value="odd">/, 'the name is not marked');
       assert.equal((await t.admin('GET', `/admin/v1/projects/${project.id}/keys`)).json().data.length, 2);
     });
 

@@ -105,7 +105,8 @@ export async function runAction(
 
 /**
  * Redirects back to the form with the service's refusal beside it and what the user typed; a
- * programmer's error or a server failure is thrown on to the error page.
+ * programmer's error or a server failure is thrown on to the error page. When the refusal names
+ * one of the form's labelled fields, the flash says which, so the page marks that field alone.
  */
 export async function refuseForm(
   deps: ServiceDeps,
@@ -116,16 +117,34 @@ export async function refuseForm(
 ): Promise<FastifyReply> {
   if (!(error instanceof AppError) || error.status >= 500) throw error;
   const { csrf: _csrf, ...values } = formBody(request);
-  const message = readable(error, target.labels ?? {});
-  await setFlash(deps, sessionOf(request).session, { kind: 'error', message, form: target.form, values });
+  const labels = target.labels ?? {};
+  const message = readable(error, labels);
+  const field = namedField(error, labels);
+  await setFlash(deps, sessionOf(request).session, {
+    kind: 'error',
+    message,
+    form: target.form,
+    ...(field ? { field } : {}),
+    values,
+  });
   return reply.code(303).header('location', target.back).send();
+}
+
+/** The first labelled field a refusal's details point at (`/websiteUrl` → `websiteUrl`). */
+function namedField(error: AppError, labels: Record<string, string>): string | undefined {
+  for (const detail of error.details ?? []) {
+    const field = detail.path.split('/')[1];
+    if (field !== undefined && Object.hasOwn(labels, field)) return field;
+  }
+  return undefined;
 }
 
 /** The service's message, with the field problems it names, in the form's words. */
 function readable(error: AppError, labels: Record<string, string>): string {
+  // A whole word only: a field name inside a URL or a path the message quotes stays as it is.
   const words = (text: string) =>
     Object.entries(labels).reduce(
-      (out, [field, label]) => out.replace(new RegExp(`\\b${field}\\b`, 'g'), label),
+      (out, [field, label]) => out.replace(new RegExp(`(?<![\\w/.:-])${field}(?![\\w/.-])`, 'g'), label),
       text,
     );
   const message = words(error.message);

@@ -19,9 +19,11 @@ import { formBody, runAction, sendHtml, sessionOf } from './http.ts';
 import { deliveryLog, deliveryPage } from './pages/delivery.ts';
 import { projectPath } from './pages/layout.ts';
 import { projectsPage } from './pages/projects.ts';
-import { settingsPage } from './pages/settings.ts';
+import { PREVIEW_URL_LABELS, SITE_LABELS, settingsPage } from './pages/settings.ts';
 
 type ProjectParams = { projectId: string };
+// Each form's labels, which its refusals use in place of the API's field names.
+const CREATE_LABELS = { name: 'Name', ...SITE_LABELS };
 const LOG_SIZE = 20;
 
 export interface ProjectRoutesOptions {
@@ -40,15 +42,21 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
     });
 
     app.post('/projects', async (request, reply) =>
-      runAction(deps, request, reply, { form: 'create', back: '/dashboard' }, async () => {
-        const { name = '', websiteUrl = '', articlesPath = '' } = formBody(request);
-        const project = await createProject(deps, {
-          name: requireText(name, 'name'),
-          websiteUrl,
-          articlesPath,
-        });
-        return { message: `Project "${project.name}" created.`, back: projectPath(project.id) };
-      }),
+      runAction(
+        deps,
+        request,
+        reply,
+        { form: 'create', back: '/dashboard', labels: CREATE_LABELS },
+        async () => {
+          const { name = '', websiteUrl = '', articlesPath = '' } = formBody(request);
+          const project = await createProject(deps, {
+            name: requireText(name, 'name'),
+            websiteUrl,
+            articlesPath,
+          });
+          return { message: `Project "${project.name}" created.`, back: projectPath(project.id) };
+        },
+      ),
     );
 
     app.post<{ Params: ProjectParams }>('/projects/:projectId/rename', async (request, reply) => {
@@ -57,7 +65,7 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
         deps,
         request,
         reply,
-        { form: `rename-${projectId}`, back: '/dashboard' },
+        { form: `rename-${projectId}`, back: '/dashboard', labels: { name: 'New name' } },
         async () => {
           const name = requireText(formBody(request).name ?? '', 'name');
           const project = await updateProject(deps, projectId, { name });
@@ -140,26 +148,39 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
       },
     );
 
-  action('/keys', 'keys', '#keys', async (projectId, body) => {
-    const kind = body.kind ?? 'content';
-    if (kind !== 'content' && kind !== 'preview') {
-      throw new AppError('invalid_body', 'The kind must be a content key or a preview key.');
-    }
-    const created = await createContentKey(deps, projectId, requireText(body.name ?? '', 'name'), kind);
-    return {
-      message: `${kind === 'preview' ? 'Preview' : 'Content'} key "${created.name}" created.`,
-      secret: { label: `${kind}-key`, value: created.key },
-    };
-  });
+  action(
+    '/keys',
+    'keys',
+    '#keys',
+    async (projectId, body) => {
+      const kind = body.kind ?? 'content';
+      if (kind !== 'content' && kind !== 'preview') {
+        const why = 'must be a content key or a preview key';
+        throw new AppError('invalid_body', `kind ${why}.`, [{ path: '/kind', message: why }]);
+      }
+      const created = await createContentKey(deps, projectId, requireText(body.name ?? '', 'name'), kind);
+      return {
+        message: `${kind === 'preview' ? 'Preview' : 'Content'} key "${created.name}" created.`,
+        secret: { label: `${kind}-key`, value: created.key },
+      };
+    },
+    { name: 'Key name', kind: 'Kind' },
+  );
   action('/keys/:keyId/revoke', 'keys', '#keys', async (projectId, _body, params) => {
     await revokeContentKey(deps, projectId, params.keyId!);
     return { message: 'Key revoked; it no longer works.' };
   });
-  action('/webhook', 'webhook', '#webhook', async (projectId, body) => {
-    const url = (body.url ?? '').trim();
-    await setWebhookUrl(deps, projectId, url === '' ? null : url);
-    return { message: url === '' ? 'Webhook URL removed.' : 'Webhook URL saved.' };
-  });
+  action(
+    '/webhook',
+    'webhook',
+    '#webhook',
+    async (projectId, body) => {
+      const url = (body.url ?? '').trim();
+      await setWebhookUrl(deps, projectId, url === '' ? null : url);
+      return { message: url === '' ? 'Webhook URL removed.' : 'Webhook URL saved.' };
+    },
+    { url: 'Webhook URL' },
+  );
   action('/webhook/reveal', 'webhook-actions', '#webhook', async (projectId) => ({
     message: 'Signing secret revealed; deliveries are signed with it.',
     secret: { label: 'signing-secret', value: await revealWebhookSecret(deps, projectId) },
@@ -190,7 +211,7 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
     return { message: 'Site settings saved.' };
   };
   // No fragment: it would take focus from the refused field, which the page's script focuses.
-  action('/settings', 'site', '/settings', saveSite);
+  action('/settings', 'site', '/settings', saveSite, SITE_LABELS);
   action(
     '/settings/preview',
     'preview-url',
@@ -200,17 +221,22 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
       await updateProject(deps, projectId, { previewUrl: url === '' ? null : url });
       return { message: url === '' ? 'Preview URL removed.' : 'Preview URL saved.' };
     },
-    { previewUrl: 'Preview URL' },
+    PREVIEW_URL_LABELS,
   );
   // Where the form posted while the card was on the Delivery page: a tab opened before the
   // move still saves.
-  action('/site', 'site', '/settings', saveSite);
+  action('/site', 'site', '/settings', saveSite, SITE_LABELS);
 }
 
-/** A required text field: the management API's schema refuses an empty one, and so do we. */
+/**
+ * A required text field: the management API's schema refuses an empty one, and so do we. The
+ * refusal names the field as the API does; the form's labels put it in its own words.
+ */
 function requireText(value: string, field: string): string {
   const trimmed = value.trim();
-  if (trimmed === '') throw new AppError('invalid_body', `The ${field} must not be empty.`);
-  if (trimmed.length > 200) throw new AppError('invalid_body', `The ${field} is longer than 200 characters.`);
+  const refuse = (why: string) =>
+    new AppError('invalid_body', `${field} ${why}.`, [{ path: `/${field}`, message: why }]);
+  if (trimmed === '') throw refuse('must not be empty');
+  if (trimmed.length > 200) throw refuse('is longer than 200 characters');
   return trimmed;
 }

@@ -21,11 +21,9 @@ export function readScheduleForm(body: FormBody): SchedulePatch {
 }
 
 function readTime(body: FormBody, name: keyof typeof SCHEDULE_LABELS): string | null {
+  const why = 'must be a date and time, such as 2026-11-20 10:00';
   const refuse = () =>
-    new AppError(
-      'invalid_body',
-      `${SCHEDULE_LABELS[name]} must be a date and time, such as 2026-11-20 10:00.`,
-    );
+    new AppError('invalid_body', `${SCHEDULE_LABELS[name]} ${why}.`, [{ path: `/${name}`, message: why }]);
   const zoned = (body[name] ?? '').trim();
   if (zoned !== '') {
     if (!ZONED.test(zoned) || Number.isNaN(Date.parse(zoned))) throw refuse();

@@ -13,6 +13,8 @@ export interface Flash {
   message: string;
   /** Which form it belongs to, so an error is shown next to that form. */
   form?: string;
+  /** The field the refusal names (its API name), so only that field is marked and the message sits beside it. */
+  field?: string;
   /** A secret shown once (a new content key, the signing secret). */
   secret?: { label: string; value: string };
   /** What the user had typed, so a refused form keeps it. */

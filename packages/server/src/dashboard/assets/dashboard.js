@@ -86,11 +86,15 @@ document.addEventListener('click', (event) => {
   if (button) void copyText(button);
 });
 
-// After a refused form, focus its first field so the error next to it is read out; after a
-// success, focus the message.
+// After a refused form, focus the field it names so the error beside it is read out, else the
+// control the error describes, else the error itself; after a success, focus the message.
 function focusOutcome() {
-  const invalid = document.querySelector('[aria-describedby$="-error"], [aria-invalid="true"]');
+  const invalid =
+    document.querySelector('[aria-invalid="true"]') ??
+    document.querySelector('[aria-describedby$="-error"]') ??
+    document.querySelector('.form-error');
   if (invalid) {
+    if (invalid.classList.contains('form-error')) invalid.tabIndex = -1;
     invalid.focus();
     return;
   }

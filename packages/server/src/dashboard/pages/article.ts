@@ -8,6 +8,8 @@ import {
   copyable,
   csrfField,
   describedBy,
+  fieldError,
+  fieldState,
   formError,
   layout,
   type PageContext,
@@ -139,8 +141,9 @@ function scheduleCard({ flash, csrfToken }: PageContext, project: Project, artic
     const local = typed(flash, 'schedule', `${name}Local`, stored ? stored.slice(0, 16) : '');
     const utc = typed(flash, 'schedule', name, stored ?? '');
     return html`<label for="${id}">${label} <span class="muted">(empty: none)</span></label>
-    <input id="${id}" name="${name}Local" type="datetime-local" value="${local}" data-utc="${utc}" data-utc-field="${name}"${describedBy(flash, 'schedule')}>
-    <input type="hidden" name="${name}" value="">`;
+    <input id="${id}" name="${name}Local" type="datetime-local" value="${local}" data-utc="${utc}" data-utc-field="${name}"${fieldState(flash, 'schedule', name)}>
+    <input type="hidden" name="${name}" value="">
+    ${fieldError(flash, 'schedule', name)}`;
   };
   return html`<section class="card" id="schedule" aria-labelledby="schedule-title">
   <h2 id="schedule-title">Schedule</h2>

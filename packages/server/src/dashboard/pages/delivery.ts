@@ -4,7 +4,8 @@ import {
   confirmButton,
   copyable,
   csrfField,
-  describedBy,
+  fieldError,
+  fieldState,
   formError,
   layout,
   type PageContext,
@@ -90,19 +91,21 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
     ${csrfField(csrfToken)}
     <label for="key-name">Key name</label>
     <input id="key-name" name="name" required maxlength="200" placeholder="e.g. production site"
-      value="${typed(flash, 'keys', 'name', '')}"${describedBy(flash, 'keys')}>
+      value="${typed(flash, 'keys', 'name', '')}"${fieldState(flash, 'keys', 'name')}>
+    ${fieldError(flash, 'keys', 'name')}
     <fieldset class="key-kind">
       <legend>Kind</legend>
-      <label><input type="radio" name="kind" value="content"${kind === 'preview' ? '' : html` checked`}> <span>Content key <span class="muted">reads published articles: for the site</span></span></label>
-      <label><input type="radio" name="kind" value="preview"${kind === 'preview' ? html` checked` : ''}> <span>Preview key <span class="muted">reads drafts and unpublished articles too: keep it on a server</span></span></label>
+      <label><input type="radio" name="kind" value="content"${kind === 'preview' ? '' : html` checked`}${fieldState(flash, 'keys', 'kind')}> <span>Content key <span class="muted">reads published articles: for the site</span></span></label>
+      <label><input type="radio" name="kind" value="preview"${kind === 'preview' ? html` checked` : ''}${fieldState(flash, 'keys', 'kind')}> <span>Preview key <span class="muted">reads drafts and unpublished articles too: keep it on a server</span></span></label>
     </fieldset>
+    ${fieldError(flash, 'keys', 'kind')}
     <button type="submit" class="button primary">Create key</button>
     ${formError(flash, 'keys')}
   </form>
   ${
     keys.length === 0
       ? html`<p>No working keys. A site needs one to read content.</p>`
-      : html`<div class="table-wrap"><table>
+      : html`<div class="table-wrap"><table class="stacked">
     <caption class="sr-only">Working keys</caption>
     <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
     <tbody>${rows}</tbody>
@@ -137,8 +140,9 @@ function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
     ${csrfField(csrfToken)}
     <label for="webhook-url">Webhook URL <span class="muted">(empty removes it)</span></label>
     <input id="webhook-url" name="url" type="url" placeholder="https://www.example.com/webhooks/folio"
-      value="${typed(flash, 'webhook', 'url', webhook.url ?? '')}"${describedBy(flash, 'webhook')}>
+      value="${typed(flash, 'webhook', 'url', webhook.url ?? '')}"${fieldState(flash, 'webhook', 'url')}>
     <button type="submit" class="button primary">Save URL</button>
+    ${fieldError(flash, 'webhook', 'url')}
     ${formError(flash, 'webhook')}
   </form>
   <h3>Signing secret</h3>

@@ -82,10 +82,25 @@ export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="csrf" value="${token}">`;
 }
 
-/** The error of `form` from the last POST, shown next to that form. */
+/** The refusal of `form` from the last POST, when it names no one field: shown with the form. */
 export function formError(flash: Flash | undefined, form: string): SafeHtml | '' {
-  if (flash?.kind !== 'error' || flash.form !== form) return '';
+  if (flash?.kind !== 'error' || flash.form !== form || flash.field) return '';
   return html`<p class="form-error" role="alert" id="${form}-error">${flash.message}</p>`;
+}
+
+/** The refusal of `form` that names `field`, shown beside that field. */
+export function fieldError(flash: Flash | undefined, form: string, field: string): SafeHtml | '' {
+  if (flash?.kind !== 'error' || flash.form !== form || flash.field !== field) return '';
+  return html`<p class="form-error field-error" role="alert" id="${form}-error">${flash.message}</p>`;
+}
+
+/**
+ * The attributes of a form's field: `aria-invalid` and the message's id on the field the last
+ * refusal named, and on no other.
+ */
+export function fieldState(flash: Flash | undefined, form: string, field: string): SafeHtml | '' {
+  if (flash?.kind !== 'error' || flash.form !== form || flash.field !== field) return '';
+  return html` aria-invalid="true" aria-describedby="${form}-error"`;
 }
 
 /** What the user typed into a refused form, or the stored value. */
@@ -96,8 +111,11 @@ export function typed(flash: Flash | undefined, form: string, field: string, sto
   return stored;
 }
 
+/** Points a control at the form's refusal: for a button whose form has no field to mark. */
 export function describedBy(flash: Flash | undefined, form: string): SafeHtml | '' {
-  return flash?.kind === 'error' && flash.form === form ? html` aria-describedby="${form}-error"` : '';
+  return flash?.kind === 'error' && flash.form === form && !flash.field
+    ? html` aria-describedby="${form}-error"`
+    : '';
 }
 
 /** An ISO time as a readable UTC date with a machine-readable `<time>`. */

@@ -2,7 +2,8 @@ import { html } from '@folio/client';
 import type { Project } from '@folio/schema';
 import {
   csrfField,
-  describedBy,
+  fieldError,
+  fieldState,
   formError,
   layout,
   type PageContext,
@@ -26,8 +27,9 @@ export function projectsPage(context: PageContext, projects: Project[]): string 
   <form method="post" action="${path}/rename" class="inline">
     ${csrfField(csrfToken)}
     <label for="${form}-name">New name for ${project.name}</label>
-    <input id="${form}-name" name="name" required maxlength="200" value="${typed(flash, form, 'name', project.name)}"${describedBy(flash, form)}>
+    <input id="${form}-name" name="name" required maxlength="200" value="${typed(flash, form, 'name', project.name)}"${fieldState(flash, form, 'name')}>
     <button type="submit" class="button secondary">Rename</button>
+    ${fieldError(flash, form, 'name')}
     ${formError(flash, form)}
   </form>
 </li>`;
@@ -45,11 +47,14 @@ export function projectsPage(context: PageContext, projects: Project[]): string 
   <form method="post" action="/dashboard/projects" class="stack">
     ${csrfField(csrfToken)}
     <label for="create-name">Name</label>
-    <input id="create-name" name="name" required maxlength="200" value="${typed(flash, 'create', 'name', '')}"${describedBy(flash, 'create')}>
+    <input id="create-name" name="name" required maxlength="200" value="${typed(flash, 'create', 'name', '')}"${fieldState(flash, 'create', 'name')}>
+    ${fieldError(flash, 'create', 'name')}
     <label for="create-website">Website URL <span class="muted">(optional, e.g. https://www.example.com)</span></label>
-    <input id="create-website" name="websiteUrl" type="url" value="${typed(flash, 'create', 'websiteUrl', '')}">
+    <input id="create-website" name="websiteUrl" type="url" value="${typed(flash, 'create', 'websiteUrl', '')}"${fieldState(flash, 'create', 'websiteUrl')}>
+    ${fieldError(flash, 'create', 'websiteUrl')}
     <label for="create-path">Articles live under <span class="muted">(optional, e.g. /blog)</span></label>
-    <input id="create-path" name="articlesPath" value="${typed(flash, 'create', 'articlesPath', '')}">
+    <input id="create-path" name="articlesPath" value="${typed(flash, 'create', 'articlesPath', '')}"${fieldState(flash, 'create', 'articlesPath')}>
+    ${fieldError(flash, 'create', 'articlesPath')}
     ${formError(flash, 'create')}
     <button type="submit" class="button primary">Create project</button>
   </form>

@@ -1,6 +1,20 @@
 import { html, type SafeHtml } from '@folio/client';
 import type { Project } from '@folio/schema';
-import { csrfField, describedBy, formError, layout, type PageContext, projectPath, typed } from './layout.ts';
+import {
+  csrfField,
+  fieldError,
+  fieldState,
+  formError,
+  layout,
+  type PageContext,
+  projectPath,
+  typed,
+} from './layout.ts';
+
+/** The Site and URLs form's labels, which its refusals use in place of the API's field names. */
+export const SITE_LABELS = { websiteUrl: 'Website URL', articlesPath: 'The "Articles live under" path' };
+/** The Preview on site form's label. */
+export const PREVIEW_URL_LABELS = { previewUrl: 'Preview URL' };
 
 export interface SettingsPageData {
   project: Project;
@@ -42,9 +56,11 @@ function siteCard(
     ${csrfField(csrfToken)}
     <label for="website-url">Website URL <span class="muted">(the origin sitemap entries use, e.g. https://www.example.com)</span></label>
     <input id="website-url" name="websiteUrl" type="url" placeholder="https://www.example.com"
-      value="${typed(flash, 'site', 'websiteUrl', project.websiteUrl ?? '')}"${describedBy(flash, 'site')}>
+      value="${typed(flash, 'site', 'websiteUrl', project.websiteUrl ?? '')}"${fieldState(flash, 'site', 'websiteUrl')}>
+    ${fieldError(flash, 'site', 'websiteUrl')}
     <label for="articles-path">Articles live under <span class="muted">(a path such as /blog; empty: the site root)</span></label>
-    <input id="articles-path" name="articlesPath" value="${typed(flash, 'site', 'articlesPath', project.articlesPath)}"${describedBy(flash, 'site')}>
+    <input id="articles-path" name="articlesPath" value="${typed(flash, 'site', 'articlesPath', project.articlesPath)}"${fieldState(flash, 'site', 'articlesPath')}>
+    ${fieldError(flash, 'site', 'articlesPath')}
     ${formError(flash, 'site')}
     <button type="submit" class="button primary">Save settings</button>
   </form>
@@ -74,7 +90,8 @@ function previewCard(
     ${csrfField(csrfToken)}
     <label for="preview-url">Preview URL <span class="muted">(must contain {token}; {slug} is optional; empty removes it)</span></label>
     <input id="preview-url" name="previewUrl" type="url" placeholder="https://www.example.com/api/preview?slug={slug}&amp;token={token}"
-      value="${typed(flash, 'preview-url', 'previewUrl', project.previewUrl ?? '')}"${describedBy(flash, 'preview-url')}>
+      value="${typed(flash, 'preview-url', 'previewUrl', project.previewUrl ?? '')}"${fieldState(flash, 'preview-url', 'previewUrl')}>
+    ${fieldError(flash, 'preview-url', 'previewUrl')}
     ${formError(flash, 'preview-url')}
     <button type="submit" class="button primary">Save preview URL</button>
   </form>

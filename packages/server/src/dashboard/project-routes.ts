@@ -8,7 +8,6 @@ import { createProject, getProject, listProjects, updateProject } from '../servi
 import {
   countRecentDeliveries,
   getWebhook,
-  listDeliveries,
   retryDelivery,
   revealWebhookSecret,
   rotateWebhookSecret,
@@ -16,7 +15,9 @@ import {
   setWebhookUrl,
 } from '../services/webhooks.ts';
 import { formBody, runAction, sendHtml, sessionOf } from './http.ts';
-import { deliveryLog, deliveryPage } from './pages/delivery.ts';
+import { listLoggedDeliveries } from './logged-deliveries.ts';
+import { deliveryPage } from './pages/delivery.ts';
+import { deliveryLog } from './pages/delivery-log.ts';
 import { projectPath } from './pages/layout.ts';
 import { projectsPage } from './pages/projects.ts';
 import { PREVIEW_URL_LABELS, SITE_LABELS, settingsPage } from './pages/settings.ts';
@@ -81,7 +82,7 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
       const [keys, webhook, deliveries, recent] = await Promise.all([
         listContentKeys(deps, projectId),
         getWebhook(deps, projectId),
-        listDeliveries(deps, projectId, { page: 1, limit: LOG_SIZE }),
+        listLoggedDeliveries(deps, projectId, LOG_SIZE),
         countRecentDeliveries(deps, projectId, deps.now() - HOUR_MS),
       ]);
       const traffic = { lastHour: lastHour(), deliveries: recent };
@@ -89,7 +90,7 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
         reply,
         deliveryPage(
           { csrfToken: session.csrfToken, flash },
-          { project, baseUrl, keys, webhook, deliveries: deliveries.data, traffic },
+          { project, baseUrl, keys, webhook, deliveries, traffic, now: deps.now() },
         ),
       );
     });
@@ -110,11 +111,9 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
     app.get<{ Params: ProjectParams }>('/projects/:projectId/deliveries', async (request, reply) => {
       const { projectId } = request.params;
       const project = await getProject(deps, projectId);
-      const { data } = await listDeliveries(deps, projectId, { page: 1, limit: LOG_SIZE });
-      return sendHtml(
-        reply,
-        String(deliveryLog({ csrfToken: sessionOf(request).session.csrfToken }, project, data)),
-      );
+      const deliveries = await listLoggedDeliveries(deps, projectId, LOG_SIZE);
+      const context = { csrfToken: sessionOf(request).session.csrfToken };
+      return sendHtml(reply, String(deliveryLog(context, project, deliveries, deps.now())));
     });
 
     installProjectActions(app, deps);

@@ -42,6 +42,7 @@ function enableCopyButtons(root) {
 // so a keyboard user's place is not lost.
 function refreshLive(container) {
   let stopped = false;
+  let shown = container.innerHTML;
   const tick = async () => {
     if (stopped || document.hidden || container.contains(document.activeElement)) return;
     try {
@@ -55,8 +56,12 @@ function refreshLive(container) {
       }
       if (!response.ok) return;
       const markup = await response.text();
-      if (markup !== container.innerHTML) {
+      if (markup !== shown) {
+        // A delivery's detail the viewer opened stays open across the refresh.
+        const open = [...container.querySelectorAll('details[open][id]')].map((details) => details.id);
         container.innerHTML = markup;
+        shown = markup;
+        for (const id of open) document.getElementById(id)?.setAttribute('open', '');
         enableCopyButtons(container);
       }
     } catch {

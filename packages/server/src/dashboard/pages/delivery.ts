@@ -1,5 +1,7 @@
 import { html, type SafeHtml } from '@folio/client';
-import type { ContentKey, Delivery, Project, Webhook } from '@folio/schema';
+import type { ContentKey, Project, Webhook } from '@folio/schema';
+import type { LoggedDelivery } from '../logged-deliveries.ts';
+import { deliveryLog } from './delivery-log.ts';
 import {
   confirmButton,
   copyable,
@@ -20,8 +22,10 @@ export interface DeliveryPageData {
   baseUrl: string;
   keys: ContentKey[];
   webhook: Webhook;
-  deliveries: Delivery[];
+  deliveries: LoggedDelivery[];
   traffic: TrafficData;
+  /** The server's clock, to tell a retry that is due from one still waiting. */
+  now: number;
 }
 
 /** The project's overview, the Delivery page: Connection, Content API keys, Webhook, Last hour. */
@@ -165,32 +169,7 @@ function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
   ${formError(flash, 'webhook-actions')}
   <h3 id="log-title">Delivery log</h3>
   <div id="delivery-log" data-refresh="${base}/deliveries" aria-labelledby="log-title">
-    ${deliveryLog(context, project, data.deliveries)}
+    ${deliveryLog(context, project, data.deliveries, data.now)}
   </div>
 </section>`;
-}
-
-/** The delivery log table; also served alone so the page can refresh it. */
-export function deliveryLog(
-  { csrfToken }: Pick<PageContext, 'csrfToken'>,
-  project: Project,
-  deliveries: Delivery[],
-): SafeHtml {
-  if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
-  const base = projectPath(project.id);
-  const rows = deliveries.map(
-    (delivery) => html`<tr data-delivery="${delivery.id}">
-      <td>${delivery.event}</td>
-      <td><span class="status ${delivery.status}">${delivery.status}</span></td>
-      <td>${delivery.attempts}</td>
-      <td>${delivery.lastStatusCode ?? (delivery.lastError ? html`<span title="${delivery.lastError}">error</span>` : '—')}</td>
-      <td>${timeTag(delivery.createdAt)}</td>
-      <td><form method="post" action="${base}/webhook/deliveries/${encodeURIComponent(delivery.id)}/retry">${csrfField(csrfToken)}<button type="submit" class="button small secondary" aria-label="Retry ${delivery.event} delivery">Retry</button></form></td>
-    </tr>`,
-  );
-  return html`<div class="table-wrap"><table>
-  <caption class="sr-only">Recent webhook deliveries, newest first</caption>
-  <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last response</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-  <tbody>${rows}</tbody>
-</table></div>`;
 }

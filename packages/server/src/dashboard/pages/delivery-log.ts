@@ -1,0 +1,112 @@
+import { html, type SafeHtml } from '@folio/client';
+import type { Project } from '@folio/schema';
+import type { LoggedDelivery } from '../logged-deliveries.ts';
+import { csrfField, type PageContext, projectPath, timeTag } from './layout.ts';
+
+// The first characters of a receiver's answer shown in the detail; the store keeps up to 4 KB.
+const BODY_PREVIEW = 500;
+const COLUMNS = 8;
+
+/**
+ * The delivery log; also served alone so the page can refresh it. Each delivery is a row group:
+ * its row (why it failed, when it is tried next, Retry) and a disclosure with the payload and
+ * the last response. Below 40rem the rows stack, so Retry stays on the screen.
+ */
+export function deliveryLog(
+  { csrfToken }: Pick<PageContext, 'csrfToken'>,
+  project: Project,
+  deliveries: LoggedDelivery[],
+  now: number,
+): SafeHtml {
+  if (deliveries.length === 0) {
+    return html`<p>No deliveries yet. <strong>Send test event</strong> above sends one to the webhook URL.</p>`;
+  }
+  const base = projectPath(project.id);
+  const groups = deliveries.map(
+    (delivery) => html`<tbody class="delivery" data-delivery="${delivery.id}">
+    <tr>
+      <td data-label="Event">${delivery.event}${subject(delivery)}</td>
+      <td data-label="Status"><span class="status ${delivery.status}">${delivery.status}</span></td>
+      <td data-label="Attempts">${delivery.attempts}</td>
+      <td data-label="Last response">${delivery.lastStatusCode ?? '—'}</td>
+      <td data-label="Failure reason">${failureReason(delivery)}</td>
+      <td data-label="Next attempt">${nextAttempt(delivery, now)}</td>
+      <td data-label="Created">${timeTag(delivery.createdAt)}</td>
+      <td class="row-actions"><form method="post" action="${base}/webhook/deliveries/${encodeURIComponent(delivery.id)}/retry">${csrfField(csrfToken)}<button type="submit" class="button small secondary" aria-label="Retry ${delivery.event} delivery">Retry</button></form></td>
+    </tr>
+    <tr class="delivery-detail"><td colspan="${COLUMNS}">${detail(delivery)}</td></tr>
+  </tbody>`,
+  );
+  return html`<div class="table-wrap"><table class="stacked delivery-log">
+  <caption class="sr-only">Recent webhook deliveries, newest first</caption>
+  <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last response</th><th scope="col">Failure reason</th><th scope="col">Next attempt</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+  ${groups}
+</table></div>`;
+}
+
+/** The article an event is about, from its payload: `first-light` for content.created. */
+function subject(delivery: LoggedDelivery): SafeHtml | '' {
+  const slug = parsePayload(delivery.payload)?.data?.slug;
+  return typeof slug === 'string' ? html`<br><code class="muted">${slug}</code>` : '';
+}
+
+/** Why the delivery has not succeeded (yet): the receiver's status, or why nothing was answered. */
+function failureReason(delivery: LoggedDelivery): SafeHtml | string {
+  if (delivery.status === 'succeeded' || !delivery.lastError) return '—';
+  return html`<span class="failure">${delivery.lastError}</span>`;
+}
+
+function nextAttempt(delivery: LoggedDelivery, now: number): SafeHtml | string {
+  if (delivery.status === 'failed') return 'none: Retry sends it again';
+  if (delivery.status !== 'pending' || !delivery.nextAttemptAt) return '—';
+  if (Date.parse(delivery.nextAttemptAt) <= now) return 'due now';
+  return timeTag(delivery.nextAttemptAt);
+}
+
+/** The disclosure: the payload as sent, pretty-printed, and the last attempt's answer. */
+function detail(delivery: LoggedDelivery): SafeHtml {
+  const parsed = parsePayload(delivery.payload);
+  const payload = parsed ? JSON.stringify(parsed, null, 2) : (delivery.payload ?? 'not available');
+  return html`<details class="delivery-detail" id="delivery-detail-${delivery.id}">
+    <summary>Payload and last response<span class="sr-only"> of the ${delivery.event} delivery</span></summary>
+    <div class="detail-grid">
+      <section aria-label="Payload">
+        <h4>Payload</h4>
+        <pre class="code-block"><code>${payload}</code></pre>
+        <p class="muted">Header <code>webhook-id: ${delivery.webhookId}</code>, the same on every attempt.</p>
+      </section>
+      <section aria-label="Last response">
+        <h4>Last response</h4>
+        ${lastResponse(delivery)}
+      </section>
+    </div>
+  </details>`;
+}
+
+function lastResponse(delivery: LoggedDelivery): SafeHtml {
+  const last = delivery.log.at(-1);
+  if (!last) return html`<p>Not sent yet.</p>`;
+  const answer = last.statusCode !== null ? html`HTTP <strong>${last.statusCode}</strong>` : 'No answer';
+  const body = last.responseBody ?? '';
+  const shown = body.length > BODY_PREVIEW ? `${body.slice(0, BODY_PREVIEW)}…` : body;
+  return html`<p>${answer} to attempt ${last.attempt}, ${timeTag(last.startedAt)}, after ${last.durationMs} ms.</p>
+    ${last.error ? html`<p class="failure">${last.error}</p>` : ''}
+    ${
+      body
+        ? html`<pre class="code-block"><code>${shown}</code></pre>${
+            body.length > BODY_PREVIEW
+              ? html`<p class="muted">The first ${BODY_PREVIEW} of ${body.length} characters.</p>`
+              : ''
+          }`
+        : html`<p class="muted">The body was empty.</p>`
+    }`;
+}
+
+function parsePayload(payload: string | null): { data?: Record<string, unknown> } | undefined {
+  if (payload === null) return undefined;
+  try {
+    return JSON.parse(payload) as { data?: Record<string, unknown> };
+  } catch {
+    return undefined;
+  }
+}

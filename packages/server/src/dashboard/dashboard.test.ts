@@ -495,7 +495,7 @@ for (const dialect of DIALECTS) {
       assert.match(content.body, /<code id="new-key">folio_ck_/);
       const kinds = [
         ...content.body.matchAll(
-          /<th scope="row">([^<]+)<\/th>\s*<td><span class="status [a-z]+">([a-z]+)<\/span>/g,
+          /<th scope="row">([^<]+)<\/th>\s*<td data-label="Kind"><span class="status [a-z]+">([a-z]+)<\/span>/g,
         ),
       ];
       assert.deepEqual(kinds.map((m) => [m[1], m[2]]).sort(), [

@@ -54,10 +54,10 @@ export function articlesPage(
   const rows = list.data.map(
     (article) => html`<tr>
       <th scope="row"><a href="${articlePath(project, article)}">${article.title}</a><br><code class="muted">${article.slug}</code></th>
-      <td>${stateBadges(article)}${scheduleLines(article).map((line) => html`<br><small>${line}</small>`)}</td>
-      <td>${timeTag(article.publishedAt)}</td>
-      <td>${timeTag(article.updatedAt)}</td>
-      <td>${articleActions(context.csrfToken, project, article, back)}</td>
+      <td data-label="State">${stateBadges(article)}${scheduleLines(article).map((line) => html`<br><small>${line}</small>`)}</td>
+      <td data-label="Published">${timeTag(article.publishedAt)}</td>
+      <td data-label="Updated">${timeTag(article.updatedAt)}</td>
+      <td class="row-actions">${articleActions(context.csrfToken, project, article, back)}</td>
     </tr>`,
   );
   const { pagination } = list;
@@ -79,7 +79,7 @@ export function articlesPage(
   ${
     list.data.length === 0
       ? ''
-      : html`<div class="table-wrap"><table>
+      : html`<div class="table-wrap"><table class="stacked">
     <caption class="sr-only">Articles, most recently updated first</caption>
     <thead><tr><th scope="col">Title</th><th scope="col">State</th><th scope="col">Published</th><th scope="col">Updated</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
     <tbody>${rows}</tbody>

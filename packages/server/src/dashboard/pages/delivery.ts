@@ -74,11 +74,11 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
   const rows = keys.map(
     (key) => html`<tr>
       <th scope="row">${key.name}</th>
-      <td><span class="status ${key.kind === 'preview' ? 'changed' : 'succeeded'}">${key.kind}</span></td>
-      <td><code>${key.prefix}…</code></td>
-      <td>${timeTag(key.createdAt)}</td>
-      <td>${timeTag(key.lastUsedAt, 'never')}</td>
-      <td>${confirmButton({
+      <td data-label="Kind"><span class="status ${key.kind === 'preview' ? 'changed' : 'succeeded'}">${key.kind}</span></td>
+      <td data-label="Prefix"><code>${key.prefix}…</code></td>
+      <td data-label="Created">${timeTag(key.createdAt)}</td>
+      <td data-label="Last used">${timeTag(key.lastUsedAt, 'never')}</td>
+      <td class="row-actions">${confirmButton({
         action: `${base}/keys/${encodeURIComponent(key.id)}/revoke`,
         csrfToken,
         label: 'Revoke…',

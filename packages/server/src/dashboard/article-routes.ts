@@ -21,11 +21,17 @@ type ArticleParams = { projectId: string; articleId: string };
 const PAGE_SIZE = 50;
 const SEARCH_MAX = 200;
 
+export interface ArticleRoutesOptions {
+  deps: ServiceDeps;
+  /** The server's public base URL, for the empty list's ready-to-paste commands. */
+  baseUrl: string;
+}
+
 /**
  * The Articles page: list and search; an article's page with its state, draft and schedule;
  * publish, unpublish, delete, discard the draft, schedule, and preview on the site.
  */
-export function articleRoutes(deps: ServiceDeps): FastifyPluginAsync {
+export function articleRoutes({ deps, baseUrl }: ArticleRoutesOptions): FastifyPluginAsync {
   return async (app) => {
     app.get<{ Params: { projectId: string }; Querystring: { q?: string; page?: string } }>(
       '/projects/:projectId/articles',
@@ -38,7 +44,8 @@ export function articleRoutes(deps: ServiceDeps): FastifyPluginAsync {
           Math.min(1_000_000, Number.parseInt(String(request.query.page ?? '1'), 10) || 1),
         );
         const list = await listArticles(deps, project.id, { page, limit: PAGE_SIZE, titleSearch: search });
-        return sendHtml(reply, articlesPage({ csrfToken: session.csrfToken, flash }, project, list, search));
+        const context = { csrfToken: session.csrfToken, flash };
+        return sendHtml(reply, articlesPage(context, { project, baseUrl, list, search }));
       },
     );
 

@@ -67,7 +67,7 @@ async function installDashboard(
   });
   installSessionRoutes(app, deps, credential);
   await app.register(projectRoutes({ deps, baseUrl, lastHour }));
-  await app.register(articleRoutes(deps));
+  await app.register(articleRoutes({ deps, baseUrl }));
 }
 
 /** Form bodies, security headers, and no dashboard route in the OpenAPI document. */

@@ -3,6 +3,7 @@ import type { AdminArticle, Pagination, Project } from '@folio/schema';
 import { articlePath, scheduleLines, stateBadges } from './article-state.ts';
 import {
   confirmButton,
+  copyable,
   csrfField,
   formError,
   layout,
@@ -40,12 +41,18 @@ export function articleActions(
   </div>`;
 }
 
-/** Every article of a project, with a title search and paging. */
+export interface ArticlesPageData {
+  project: Project;
+  /** The server's public base URL, for the empty list's commands. */
+  baseUrl: string;
+  list: { data: AdminArticle[]; pagination: Pagination };
+  search: string;
+}
+
+/** Every article of a project, with a title search and paging; when there is none, how to add one. */
 export function articlesPage(
   context: PageContext,
-  project: Project,
-  list: { data: AdminArticle[]; pagination: Pagination },
-  search: string,
+  { project, baseUrl, list, search }: ArticlesPageData,
 ): string {
   const base = `${projectPath(project.id)}/articles`;
   const pageLink = (page: number) =>
@@ -61,6 +68,7 @@ export function articlesPage(
     </tr>`,
   );
   const { pagination } = list;
+  const empty = pagination.total === 0 && !search;
   return layout({
     title: `${project.name}: Articles`,
     context,
@@ -68,14 +76,19 @@ export function articlesPage(
     body: html`<h1>Articles <span class="muted">· ${project.name}</span></h1>
 <section class="card" aria-labelledby="articles-title">
   <h2 id="articles-title" class="sr-only">Article list</h2>
-  <form method="get" action="${base}" class="inline" role="search">
+  ${
+    empty
+      ? ''
+      : html`<form method="get" action="${base}" class="inline" role="search">
     <label for="search">Search by title</label>
     <input id="search" name="q" type="search" value="${search}">
     <button type="submit" class="button secondary">Search</button>
     ${search ? html`<a href="${base}">Clear</a>` : ''}
-  </form>
+  </form>`
+  }
   ${formError(context.flash, 'articles')}
-  <p class="muted" aria-live="polite">${pagination.total} article${pagination.total === 1 ? '' : 's'}${search ? html` with “${search}” in the title` : ''}</p>
+  ${empty ? '' : html`<p class="muted" aria-live="polite">${pagination.total} article${pagination.total === 1 ? '' : 's'}${search ? html` with “${search}” in the title` : ''}</p>`}
+  ${empty ? firstArticle(project, baseUrl) : ''}
   ${
     list.data.length === 0
       ? ''
@@ -96,4 +109,32 @@ export function articlesPage(
   }
 </section>`,
   });
+}
+
+// The smallest article the management API takes: one paragraph, published at once.
+const FIRST_ARTICLE = {
+  slug: 'hello-world',
+  title: 'Hello, world',
+  blocks: [{ type: 'paragraph', content: [{ text: 'My first article.' }] }],
+  published: true,
+};
+
+/** The empty list's next steps: a PUT to paste, the CLI's import, and the example article. */
+function firstArticle(project: Project, baseUrl: string): SafeHtml {
+  const url = `${baseUrl}/admin/v1/projects/${encodeURIComponent(project.id)}/articles/${FIRST_ARTICLE.slug}`;
+  const curl = [
+    `curl -X PUT "${url}" \\`,
+    '  -H "Authorization: Bearer $FOLIO_ADMIN_TOKEN" \\',
+    '  -H "Content-Type: application/json" \\',
+    `  -d '${JSON.stringify(FIRST_ARTICLE)}'`,
+  ].join('\n');
+  const importLine = `npx folio import articles.ndjson --project ${project.id}`;
+  return html`<div class="empty-state" id="no-articles">
+    <h3>No articles yet: add the first one</h3>
+    <p>Send one with the management API; put the admin token in <code>FOLIO_ADMIN_TOKEN</code> first:</p>
+    <pre class="command">${copyable('put-article', curl, 'curl command')}</pre>
+    <p>Or import many from a file with one article (JSON) a line, on the server's machine:</p>
+    <pre class="command">${copyable('import-line', importLine, 'import command')}</pre>
+    <p>An article can hold the blocks of the <a href="/public/v1/fixtures/article">example article</a>, which has every block type and field.</p>
+  </div>`;
 }

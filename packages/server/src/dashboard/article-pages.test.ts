@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Article } from '@folio/schema';
+import { saveDraft } from '../services/drafts.ts';
 import { DIALECTS } from '../test/databases.ts';
-import { createTestApp, TEST_BASE_URL, type TestApp } from '../test/test-app.ts';
+import { createTestApp, newArticle, paragraph, TEST_BASE_URL, type TestApp } from '../test/test-app.ts';
 import { type DashboardBrowser, signIn } from './test-browser.ts';
 
 /** The text of the element with `id` in a page: tags stripped, entities of the escaper undone. */
@@ -61,6 +63,107 @@ for (const dialect of DIALECTS) {
       const none = (await browser.get(`${list}?q=nothing`)).body;
       assert.match(none, /0 articles with “nothing” in the title/);
       assert.doesNotMatch(none, /id="no-articles"/, 'a search with no match is not an empty project');
+    });
+
+    test('the article page shows SEO, Open Graph, JSON-LD and related links as served, and View on site', async () => {
+      const project = await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' });
+      const key = await t.createKey(project.id);
+      await t.putArticle(
+        project.id,
+        'r1',
+        newArticle({ slug: 'older', title: 'Older post', published: true }),
+      );
+      await t.putArticle(project.id, 'a1', {
+        ...newArticle({ slug: 'spring-café', title: 'Spring <sale>', published: true }),
+        blocks: [paragraph('Everything is half price this week.')],
+        seo: {
+          ogImage: 'https://cdn.example.com/spring.png',
+          jsonLd: { '@type': 'Offer', name: '</script><script>alert(1)</script>' },
+        },
+        related: ['older', 'not-yet'],
+      });
+      const page = (await browser.get(`/dashboard/projects/${project.id}/articles/a1`)).body;
+      const served = (
+        await t.deliver(key, `/api/v1/projects/${project.id}/content/by-slug/spring-caf%C3%A9`)
+      ).json().data as Article;
+
+      assert.match(page, /<h2 id="seo-title">SEO and sharing<\/h2>/);
+      assert.match(page, /As the delivery API serves it to content keys\./);
+      assert.equal(textOf(page, 'seo-title-value'), served.seo.title);
+      assert.equal(textOf(page, 'seo-description'), 'Everything is half price this week.');
+      assert.equal(textOf(page, 'seo-canonical'), 'https://www.example.com/blog/spring-caf%C3%A9');
+      assert.equal(textOf(page, 'og-title'), served.seo.ogTitle);
+      assert.equal(textOf(page, 'og-description'), served.seo.ogDescription);
+      assert.match(
+        textOf(page, 'og-image'),
+        /^https:\/\/cdn\.example\.com\/spring\.png \(not loaded here\)$/,
+      );
+      // Pretty-printed and escaped: the markup in the value stays text.
+      assert.equal(textOf(page, 'json-ld'), JSON.stringify(served.seo.jsonLd, null, 2));
+      assert.doesNotMatch(page, /<script>alert/);
+      assert.match(page, /&lt;\/script&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+      // Related: the published one the author named, linked to its page here; not the missing one.
+      assert.deepEqual(
+        served.related.map((link) => link.slug),
+        ['older'],
+      );
+      assert.match(
+        page,
+        new RegExp(
+          `<ol class="related-links" id="related-links"><li><a href="/dashboard/projects/${project.id}/articles/r1">Older post</a> <code class="muted">/blog/older</code></li></ol>`,
+        ),
+      );
+      assert.match(
+        page,
+        /<a class="button small secondary" id="view-on-site" href="https:\/\/www\.example\.com\/blog\/spring-caf%C3%A9" target="_blank" rel="noopener noreferrer">View on site/,
+      );
+    });
+
+    test('a draft shows what publishing would serve; View on site keeps the served address', async () => {
+      const project = await t.createProject({ websiteUrl: 'https://www.example.com' });
+      await t.putArticle(
+        project.id,
+        'a1',
+        newArticle({ slug: 'live', title: 'Live title', published: true }),
+      );
+      await t.putArticle(project.id, 'u1', newArticle({ slug: 'hidden', title: 'Hidden one' }));
+      await saveDraft({ db: t.db, now: t.clock.now }, project.id, 'a1', {
+        slug: 'renamed',
+        title: 'Draft title',
+        blocks: [],
+        seo: { description: 'Said by the draft.' },
+        related: ['hidden'],
+      });
+      const page = (await browser.get(`/dashboard/projects/${project.id}/articles/a1`)).body;
+      assert.match(page, /The draft&#39;s, as publishing it will serve them/);
+      assert.equal(textOf(page, 'seo-title-value'), 'Draft title');
+      assert.equal(textOf(page, 'seo-description'), 'Said by the draft.');
+      assert.equal(textOf(page, 'seo-canonical'), 'https://www.example.com/renamed');
+      assert.match(textOf(page, 'related-links'), /^Hidden one \/hidden$/);
+      assert.match(page, /content keys get only the published ones/);
+      assert.match(page, /id="view-on-site" href="https:\/\/www\.example\.com\/live"/);
+
+      // Unpublished: nothing to view on the site yet.
+      const hidden = (await browser.get(`/dashboard/projects/${project.id}/articles/u1`)).body;
+      assert.match(
+        hidden,
+        /As publishing the article will serve them; content keys get nothing until then\./,
+      );
+      assert.doesNotMatch(hidden, /View on site/);
+    });
+
+    test('without a website URL, the page says where to set it and shows the path alone', async () => {
+      const project = await t.createProject();
+      await t.putArticle(project.id, 'a1', newArticle({ slug: 'plain', published: true }));
+      const page = (await browser.get(`/dashboard/projects/${project.id}/articles/a1`)).body;
+      assert.doesNotMatch(page, /id="view-on-site"/);
+      assert.match(
+        page,
+        new RegExp(
+          `View on site needs the website URL: <a href="/dashboard/projects/${project.id}/settings#site">set it in Settings</a>`,
+        ),
+      );
+      assert.match(textOf(page, 'seo-canonical'), /^\/plain \(the path: with a website URL in Settings/);
     });
   });
 }

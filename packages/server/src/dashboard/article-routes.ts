@@ -16,6 +16,7 @@ import { articlePage, previewLinkPage } from './pages/article.ts';
 import { articlesPage } from './pages/articles.ts';
 import { projectPath } from './pages/layout.ts';
 import { describeSchedule, readScheduleForm, SCHEDULE_LABELS } from './schedule-form.ts';
+import { readServedView } from './served-view.ts';
 
 type ArticleParams = { projectId: string; articleId: string };
 const PAGE_SIZE = 50;
@@ -28,8 +29,8 @@ export interface ArticleRoutesOptions {
 }
 
 /**
- * The Articles page: list and search; an article's page with its state, draft and schedule;
- * publish, unpublish, delete, discard the draft, schedule, and preview on the site.
+ * The Articles page: list and search; an article's page with its state, draft, schedule and SEO
+ * as served; publish, unpublish, delete, discard the draft, schedule, and preview on the site.
  */
 export function articleRoutes({ deps, baseUrl }: ArticleRoutesOptions): FastifyPluginAsync {
   return async (app) => {
@@ -53,7 +54,8 @@ export function articleRoutes({ deps, baseUrl }: ArticleRoutesOptions): FastifyP
       const { session, flash } = sessionOf(request);
       const project = await getProject(deps, request.params.projectId);
       const article = await getArticle(deps, project.id, request.params.articleId);
-      return sendHtml(reply, articlePage({ csrfToken: session.csrfToken, flash }, project, article));
+      const view = await readServedView(deps, project.id, article);
+      return sendHtml(reply, articlePage({ csrfToken: session.csrfToken, flash }, project, article, view));
     });
 
     const action = (verb: string, work: (projectId: string, articleId: string) => Promise<string>) =>

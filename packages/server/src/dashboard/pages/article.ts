@@ -1,6 +1,8 @@
 import { type BlockComponents, html, raw, renderBlocks, type SafeHtml } from '@folio/client';
 import type { AdminArticle, Draft, PreviewLink, Project } from '@folio/schema';
 import { stableStringify } from '../../services/stable-json.ts';
+import type { ServedView } from '../served-view.ts';
+import { seoCard, siteUrl } from './article-seo.ts';
 import { articlePath, articleState, scheduleLines, stateBadges } from './article-state.ts';
 import { articleActions } from './articles.ts';
 import {
@@ -40,10 +42,16 @@ const STATE_NOTE = {
 } as const;
 
 /**
- * One article: its state and schedule, what its draft changes, the schedule form, and the
- * draft (else the stored version) rendered with `@folio/client`'s renderer, as a site would.
+ * One article: its state and schedule, what its draft changes, the schedule form, its SEO as
+ * served, and the draft (else the stored version) rendered with `@folio/client`'s renderer, as a
+ * site would.
  */
-export function articlePage(context: PageContext, project: Project, article: AdminArticle): string {
+export function articlePage(
+  context: PageContext,
+  project: Project,
+  article: AdminArticle,
+  view: ServedView,
+): string {
   const shown = article.draft ?? article;
   return layout({
     title: `${article.title}: Article`,
@@ -51,9 +59,10 @@ export function articlePage(context: PageContext, project: Project, article: Adm
     project: { id: project.id, name: project.name, current: 'articles' },
     body: html`<p><a href="${projectPath(project.id)}/articles">← All articles</a></p>
 <h1>${article.title} <span class="muted">· Article</span></h1>
-${detailsCard(context, project, article)}
+${detailsCard(context, project, article, view)}
 ${article.draft ? draftCard(context, project, article, article.draft) : ''}
 ${scheduleCard(context, project, article)}
+${seoCard(project, article, view)}
 <article class="preview card" aria-label="Preview">
   <p class="muted preview-note">${article.draft ? 'The draft' : 'Preview'}, rendered by <code>@folio/client</code> as a site renders it</p>
   <h1>${shown.title}</h1>
@@ -62,9 +71,18 @@ ${scheduleCard(context, project, article)}
   });
 }
 
-function detailsCard(context: PageContext, project: Project, article: AdminArticle): SafeHtml {
+function detailsCard(
+  context: PageContext,
+  project: Project,
+  article: AdminArticle,
+  view: ServedView,
+): SafeHtml {
   const path = articlePath(project, article);
   const schedule = scheduleLines(article);
+  const onSite = siteUrl(project, view);
+  const viewOnSite = onSite
+    ? html`<a class="button small secondary" id="view-on-site" href="${onSite}" target="_blank" rel="noopener noreferrer">View on site<span class="sr-only"> (opens a new tab)</span></a>`
+    : '';
   const previewOnSite = project.previewUrl
     ? html`<form method="post" action="${path}/preview-link" target="_blank" rel="noopener">${csrfField(context.csrfToken)}<button type="submit" class="button small primary"${describedBy(context.flash, 'preview')}>Preview on site<span class="sr-only"> (opens a new tab)</span></button></form>`
     : '';
@@ -78,7 +96,12 @@ function detailsCard(context: PageContext, project: Project, article: AdminArtic
     <dt>Published</dt><dd>${timeTag(article.publishedAt)}</dd>
     <dt>Updated</dt><dd>${timeTag(article.updatedAt)}</dd>
   </dl>
-  ${articleActions(context.csrfToken, project, article, path, previewOnSite)}
+  ${articleActions(context.csrfToken, project, article, path, html`${viewOnSite}${previewOnSite}`)}
+  ${
+    article.published && !project.websiteUrl
+      ? html`<p class="muted" id="view-needs-url">View on site needs the website URL: <a href="${projectPath(project.id)}/settings#site">set it in Settings</a>.</p>`
+      : ''
+  }
   ${
     project.previewUrl
       ? ''

@@ -165,5 +165,12 @@ for (const dialect of DIALECTS) {
       );
       assert.match(textOf(page, 'seo-canonical'), /^\/plain \(the path: with a website URL in Settings/);
     });
+
+    test('the Connection card links the API reference the server serves', async () => {
+      const project = await t.createProject();
+      const page = (await browser.get(`/dashboard/projects/${project.id}`)).body;
+      assert.match(page, /the <a href="\/docs">API reference<\/a>/);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/docs' })).statusCode, 200);
+    });
   });
 }

@@ -56,6 +56,7 @@ function connectionCard({ project, baseUrl }: DeliveryPageData): SafeHtml {
   </dl>
   <p>List the published articles; put a content key in <code>FOLIO_CONTENT_KEY</code> first:</p>
   <pre class="command">${copyable('curl-line', curl, 'curl command')}</pre>
+  <p>Every endpoint, with its parameters and answers: the <a href="/docs">API reference</a>.</p>
   ${
     project.websiteUrl
       ? ''

@@ -1,8 +1,8 @@
 import type { AdminArticle, Article, PreviewArticle } from '@folio/schema';
 import { AppError } from '../errors.ts';
-import { getPublishedArticleBody } from '../services/delivery.ts';
+import { type DataJson, getPublishedArticle } from '../services/delivery.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { getPreviewArticleBody } from '../services/preview.ts';
+import { getPreviewArticle } from '../services/preview.ts';
 import { requireProject } from '../services/projects.ts';
 
 /** An article as sites get it, from the delivery side: SEO, Open Graph, JSON-LD, related links. */
@@ -19,7 +19,7 @@ export interface ServedView {
 /**
  * The delivery API's own answers for one article: the published body a content key reads, and
  * for a draft or an unpublished article, the body a preview key reads. Both are the services'
- * JSON text, so the page shows exactly what is served.
+ * JSON text of the delivery answers, so the page shows exactly what is served.
  */
 export async function readServedView(
   deps: ServiceDeps,
@@ -28,12 +28,12 @@ export async function readServedView(
 ): Promise<ServedView> {
   const project = await requireProject(deps, projectId);
   const served = article.published
-    ? await readData<Article>(() => getPublishedArticleBody(deps, project, article.slug))
+    ? await readData<Article>(() => getPublishedArticle(deps, project, article.slug))
     : null;
   const needsUpcoming = article.draft !== null || !article.published;
   const slug = article.draft?.slug ?? article.slug;
   const upcoming = needsUpcoming
-    ? await readData<PreviewArticle>(() => getPreviewArticleBody(deps, project, slug))
+    ? await readData<PreviewArticle>(() => getPreviewArticle(deps, project, slug))
     : null;
   return {
     served: served?.id === article.id ? served : null,
@@ -41,10 +41,10 @@ export async function readServedView(
   };
 }
 
-/** The `data` of a success body; null when the article is not found there (changed meanwhile). */
-async function readData<T>(read: () => Promise<string>): Promise<T | null> {
+/** The answer's `data`; null when the article is not found there (changed meanwhile). */
+async function readData<T>(read: () => Promise<DataJson>): Promise<T | null> {
   try {
-    return (JSON.parse(await read()) as { data: T }).data;
+    return JSON.parse((await read()).data) as T;
   } catch (error) {
     if (error instanceof AppError && error.code === 'not_found') return null;
     throw error;

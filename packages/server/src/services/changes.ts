@@ -1,7 +1,6 @@
 import { DEFAULT_CHANGES_RETENTION_MS } from '../config.ts';
 import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
-import { successJson } from '../http/envelope.ts';
 import * as articles from '../store/articles.ts';
 import {
   type ChangeRow,
@@ -10,6 +9,7 @@ import {
   pruneTombstones,
 } from '../store/changes.ts';
 import { servedJsonOf, toPreviewArticle } from './article-view.ts';
+import type { DataJson } from './delivery.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /**
@@ -92,12 +92,12 @@ interface FeedSource<R extends { seq: number }> {
   render(rows: R[]): Promise<(string | undefined)[]>;
 }
 
-/** One page of the feed: the whole `{ success, data: { changes, cursor, hasMore } }` body. */
-export async function listChangesBody(
+/** One page of the feed: `{ changes, cursor, hasMore }`. */
+export async function listChanges(
   deps: FeedDeps,
   project: ProjectRow,
   query: ChangesQuery,
-): Promise<string> {
+): Promise<DataJson> {
   return feedPage(deps, project, query, {
     perspective: 'c1',
     list: (page) => listChangesAfter(deps.db, project.id, page),
@@ -109,11 +109,11 @@ export async function listChangesBody(
  * One page of the feed in the preview perspective: every article not deleted, drafts shown,
  * with `status`; deletes only for deleted articles.
  */
-export async function listPreviewChangesBody(
+export async function listPreviewChanges(
   deps: FeedDeps,
   project: ProjectRow,
   query: ChangesQuery,
-): Promise<string> {
+): Promise<DataJson> {
   return feedPage(deps, project, query, {
     perspective: 'p1',
     list: (page) => listPreviewChangesAfter(deps.db, project.id, page),
@@ -136,7 +136,7 @@ async function feedPage<R extends { seq: number }>(
   project: ProjectRow,
   query: ChangesQuery,
   source: FeedSource<R>,
-): Promise<string> {
+): Promise<DataJson> {
   const retentionMs = deps.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS;
   const now = deps.now();
   const bucketMs = cursorBucketMs(retentionMs);
@@ -161,7 +161,7 @@ async function feedPage<R extends { seq: number }>(
     : { seq: Math.max(last, from.skipDeletesUpTo), skipDeletesUpTo: 0, issuedAt: current, bucketMs };
   const changes = (await source.render(page)).filter((json) => json !== undefined);
   const cursor = encodeCursor(next, source.perspective);
-  return successJson(`{"changes":[${changes.join(',')}],"cursor":"${cursor}","hasMore":${hasMore}}`);
+  return { data: `{"changes":[${changes.join(',')}],"cursor":"${cursor}","hasMore":${hasMore}}` };
 }
 
 function startingCursor(

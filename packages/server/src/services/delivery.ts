@@ -1,6 +1,6 @@
+import type { Pagination } from '@folio/schema';
 import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
-import { SUCCESS_CLOSE, SUCCESS_OPEN, successJson } from '../http/envelope.ts';
 import * as articles from '../store/articles.ts';
 import { servedJsonOf, sitemapEntryWriter, toRelatedLink } from './article-view.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -12,27 +12,33 @@ import { normalizeSlug } from './slugs.ts';
 const DEFAULT_RELATED_COUNT = 3;
 
 /**
- * The delivery answers as JSON text, assembled from each article's stored served JSON: a page
- * of twenty articles is joined, never parsed and serialized again.
+ * The delivery answers' data as JSON text, assembled from each article's stored served JSON: a
+ * page of twenty articles is joined, never parsed and serialized again. The HTTP layer puts
+ * the contract's envelope around it.
  */
+
+/** An answer's `data` as JSON text, and the `pagination` of a list. */
+export interface DataJson {
+  data: string;
+  pagination?: Pagination;
+}
 export interface DeliveryDeps extends ServiceDeps {
   listing: ListingIndex;
   /** FOLIO_CHANGES_RETENTION: how old a changes-feed cursor may be; 30 days if not given. */
   changesRetentionMs?: number;
 }
 
-/** A page of published articles, newest first: the whole `{ success, data, pagination }` body. */
-export async function listPublishedArticlesBody(
+/** A page of published articles, newest first. */
+export async function listPublishedArticles(
   deps: DeliveryDeps,
   project: ProjectRow,
   query: PageQuery,
-): Promise<string> {
+): Promise<DataJson> {
   const total = await deps.listing.total(deps.db, project);
   const { pagination, offset } = paginate(query, total);
   const rows = offset < total ? await deps.listing.page(deps.db, project, offset, pagination.limit) : [];
   const served = await Promise.all(rows.map((row) => row.served ?? computeServed(deps, project, row.id)));
-  const data = served.filter((json) => json !== undefined).join(',');
-  return successJson(`[${data}]`, pagination);
+  return { data: `[${served.filter((json) => json !== undefined).join(',')}]`, pagination };
 }
 
 /**
@@ -49,11 +55,11 @@ async function computeServed(
 }
 
 /** One published article with its related links; 404 for unpublished, deleted or unknown slugs. */
-export async function getPublishedArticleBody(
+export async function getPublishedArticle(
   deps: ServiceDeps,
   project: ProjectRow,
   slug: string,
-): Promise<string> {
+): Promise<DataJson> {
   const row = await findPublishedBySlug(deps, project.id, slug);
   if (!row) {
     const shown = slug.length > 80 ? `${slug.slice(0, 80)}…` : slug;
@@ -66,7 +72,7 @@ export async function getPublishedArticleBody(
       : await articles.listLatestPublished(deps.db, project.id, row.id, DEFAULT_RELATED_COUNT);
   const links = JSON.stringify(related.map((item) => toRelatedLink(item, project)));
   // The served JSON is an object: its closing brace makes room for `related`.
-  return successJson(`${servedJsonOf(row, project).slice(0, -1)},"related":${links}}`);
+  return { data: `${servedJsonOf(row, project).slice(0, -1)},"related":${links}}` };
 }
 
 // Slugs are stored in NFC, so any form of one finds its article; an article stored before
@@ -88,10 +94,10 @@ const SITEMAP_BATCH = 2000;
 const SITEMAP_CHUNK = 400;
 
 /**
- * Every published article's URL on the website and its real modification time, as JSON text
- * in chunks: the whole sitemap of a large catalogue is never held in memory at once.
+ * Every published article's URL on the website and its real modification time, as the JSON
+ * text of an array in chunks: the whole sitemap of a large catalogue is never held in memory.
  */
-export async function* streamSitemapBody(
+export async function* streamSitemap(
   deps: ServiceDeps,
   project: ProjectRow,
   batch = SITEMAP_BATCH,
@@ -105,7 +111,7 @@ export async function* streamSitemapBody(
   };
   let next: Promise<articles.SitemapBatch | undefined> | undefined = read();
   let separator = '';
-  yield `${SUCCESS_OPEN}[`;
+  yield '[';
   while (next) {
     const part: articles.SitemapBatch | undefined = await next;
     if (!part) break;
@@ -126,7 +132,7 @@ export async function* streamSitemapBody(
       yield entries;
     }
   }
-  yield `]${SUCCESS_CLOSE}`;
+  yield ']';
 }
 
 /** The website URL the sitemap is built on; 409 when the project has none. */

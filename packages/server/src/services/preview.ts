@@ -1,9 +1,8 @@
 import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
-import { successJson } from '../http/envelope.ts';
 import * as articles from '../store/articles.ts';
 import { draftOf, toPreviewArticle, toRelatedLink } from './article-view.ts';
-import { orderBySlugs } from './delivery.ts';
+import { type DataJson, orderBySlugs } from './delivery.ts';
 import type { ServiceDeps } from './deps.ts';
 import { type PageQuery, paginate } from './pagination.ts';
 import { normalizeSlug } from './slugs.ts';
@@ -18,12 +17,12 @@ import { normalizeSlug } from './slugs.ts';
 // As for content keys: when the author names no related articles, this many others are offered.
 const DEFAULT_RELATED_COUNT = 3;
 
-/** A page of the preview perspective: the whole `{ success, data, pagination }` body. */
-export async function listPreviewArticlesBody(
+/** A page of the preview perspective. */
+export async function listPreviewArticles(
   deps: ServiceDeps,
   project: ProjectRow,
   query: PageQuery,
-): Promise<string> {
+): Promise<DataJson> {
   const total = await articles.countAllArticles(deps.db, project.id);
   const { pagination, offset } = paginate(query, total);
   const rows =
@@ -31,19 +30,19 @@ export async function listPreviewArticlesBody(
       ? await articles.listPreviewPage(deps.db, project.id, { limit: pagination.limit, offset })
       : [];
   const data = rows.map((row) => JSON.stringify(toPreviewArticle(row, project))).join(',');
-  return successJson(`[${data}]`, pagination);
+  return { data: `[${data}]`, pagination };
 }
 
 /**
  * One article of the preview perspective by its slug there, with related links in the same
  * perspective. `onlyId`: the request holds a preview token, good for that article alone.
  */
-export async function getPreviewArticleBody(
+export async function getPreviewArticle(
   deps: ServiceDeps,
   project: ProjectRow,
   slug: string,
   onlyId?: string,
-): Promise<string> {
+): Promise<DataJson> {
   const normalized = normalizeSlug(slug);
   const row =
     (await articles.findPreviewArticleBySlug(deps.db, project.id, normalized)) ??
@@ -63,7 +62,7 @@ export async function getPreviewArticleBody(
       ? orderBySlugs((await articles.listPreviewBySlugs(deps.db, project.id, wanted)).map(shownLink), wanted)
       : (await articles.listLatestPreview(deps.db, project.id, row.id, DEFAULT_RELATED_COUNT)).map(shownLink);
   const links = related.map((item) => toRelatedLink(item, project));
-  return successJson(JSON.stringify({ ...article, related: links }));
+  return { data: JSON.stringify({ ...article, related: links }) };
 }
 
 /** A related article's id, slug and title as the preview perspective shows them. */

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 import { readBearerToken } from '../../http/bearer.ts';
+import { SUCCESS_CLOSE, SUCCESS_OPEN, successJson } from '../../http/envelope.ts';
 import type { CredentialKind } from '../../http/fast-path.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { RequestAccounting } from '../../http/request-accounting.ts';
@@ -90,21 +91,38 @@ export function deliveryRoutes(
           };
           if (reader.kind !== 'content') {
             const articleId = 'articleId' in reader ? reader.articleId : undefined;
-            const body = await route.preview.ready(deps, project, ask, articleId ? { articleId } : {});
-            return sendPrivateJson(reply, body);
+            const answer = await route.preview.ready(deps, project, ask, articleId ? { articleId } : {});
+            return sendPrivateJson(reply, successJson(answer.data, answer.pagination));
           }
           const key = deliveryCacheKey(project.id, project.content_version, route.what(ask));
           const { answer } = route;
           if ('ready' in answer) {
             // An answer that holds a time is cached only while it would be made the same again.
             const fresh = route.freshUntil === undefined || deps.now() < route.freshUntil(ask);
-            const build = () => answer.ready(deps, project, ask);
+            const build = async () => {
+              const { data, pagination } = await answer.ready(deps, project, ask);
+              return successJson(data, pagination);
+            };
             return sendJson(request, reply, cache, fresh ? key : undefined, build, looked);
           }
           answer.before(project);
-          return sendJsonStream(request, reply, cache, key, () => answer.stream(deps, project), looked);
+          return sendJsonStream(
+            request,
+            reply,
+            cache,
+            key,
+            () => successStream(answer.stream(deps, project)),
+            looked,
+          );
         },
       );
     }
   };
+}
+
+/** A success body around `data` streamed in chunks. */
+async function* successStream(data: AsyncIterable<string>): AsyncGenerator<string> {
+  yield SUCCESS_OPEN;
+  yield* data;
+  yield SUCCESS_CLOSE;
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { upsertArticle } from '../../services/articles.ts';
-import { listPublishedArticlesBody, streamSitemapBody } from '../../services/delivery.ts';
+import { listPublishedArticles, streamSitemap } from '../../services/delivery.ts';
 import { createListingIndex } from '../../services/listing-index.ts';
 import * as articles from '../../store/articles.ts';
 import { findProject } from '../../store/projects.ts';
@@ -90,14 +90,14 @@ for (const dialect of DIALECTS) {
     test('articles stored before the served column are listed as they would be served', async () => {
       const project = (await findProject(t.db, projectId))!;
       const body = () =>
-        listPublishedArticlesBody({ db: t.db, now: t.clock.now, listing: createListingIndex() }, project, {
+        listPublishedArticles({ db: t.db, now: t.clock.now, listing: createListingIndex() }, project, {
           page: 1,
           limit: 10,
         });
       const before = await body();
       await t.db.updateTable('articles').set({ served: null }).where('id', 'in', ['a1', 'a3']).execute();
-      assert.equal(await body(), before);
-      assert.equal(JSON.parse(before).data.length, 5);
+      assert.deepEqual(await body(), before);
+      assert.equal(JSON.parse(before.data).length, 5);
     });
   });
 
@@ -246,11 +246,9 @@ for (const dialect of DIALECTS) {
         ).map((r) => `https://site.example/blog/${r.slug}`);
         for (const batch of [1, 4, 11, 50]) {
           let text = '';
-          for await (const chunk of streamSitemapBody(deps, row, batch)) text += chunk;
-          const body = JSON.parse(text);
-          assert.equal(body.success, true);
+          for await (const chunk of streamSitemap(deps, row, batch)) text += chunk;
           assert.deepEqual(
-            body.data.map((e: { url: string }) => e.url),
+            (JSON.parse(text) as { url: string }[]).map((e) => e.url),
             expected,
             `batch ${batch}`,
           );

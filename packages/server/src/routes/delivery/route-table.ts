@@ -14,15 +14,16 @@ import {
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { ProjectRow } from '../../db/tables.ts';
 import type { CachedRoute } from '../../http/fast-path.ts';
-import { changesFreshUntil, listChangesBody, listPreviewChangesBody } from '../../services/changes.ts';
+import { changesFreshUntil, listChanges, listPreviewChanges } from '../../services/changes.ts';
 import {
+  type DataJson,
   type DeliveryDeps,
-  getPublishedArticleBody,
-  listPublishedArticlesBody,
+  getPublishedArticle,
+  listPublishedArticles,
   requireWebsiteUrl,
-  streamSitemapBody,
+  streamSitemap,
 } from '../../services/delivery.ts';
-import { getPreviewArticleBody, listPreviewArticlesBody } from '../../services/preview.ts';
+import { getPreviewArticle, listPreviewArticles } from '../../services/preview.ts';
 import { ProjectParams } from '../common.ts';
 
 /** What a delivery request asks for, as the route's schemas leave it: defaults applied. */
@@ -53,13 +54,20 @@ export interface DeliveryRoute extends CachedRoute {
   preview: {
     /** Its schema, when it differs from the content key's answer. */
     response?: TSchema;
-    ready(deps: DeliveryDeps, project: ProjectRow, ask: DeliveryAsk, reader: PreviewReader): Promise<string>;
+    ready(
+      deps: DeliveryDeps,
+      project: ProjectRow,
+      ask: DeliveryAsk,
+      reader: PreviewReader,
+    ): Promise<DataJson>;
   };
+  /** The answer's `data` (and `pagination`); the HTTP layer puts the envelope around it. */
   answer:
-    | { ready(deps: DeliveryDeps, project: ProjectRow, ask: DeliveryAsk): Promise<string> }
+    | { ready(deps: DeliveryDeps, project: ProjectRow, ask: DeliveryAsk): Promise<DataJson> }
     | {
         /** Checked before the first byte: once streaming, an error can no longer be an answer. */
         before(project: ProjectRow): void;
+        /** The `data` as JSON text, in chunks. */
         stream(deps: DeliveryDeps, project: ProjectRow): AsyncIterable<string>;
       };
 }
@@ -76,12 +84,12 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
     preview: {
       response: SuccessPage(PreviewListItemSchema),
       ready: (deps, project, { query }) =>
-        listPreviewArticlesBody(deps, project, { page: query.page as number, limit: query.limit as number }),
+        listPreviewArticles(deps, project, { page: query.page as number, limit: query.limit as number }),
     },
     what: ({ query }) => `list:${query.page}:${query.limit}`,
     answer: {
       ready: (deps, project, { query }) =>
-        listPublishedArticlesBody(deps, project, {
+        listPublishedArticles(deps, project, {
           page: query.page as number,
           limit: query.limit as number,
         }),
@@ -97,10 +105,10 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
     preview: {
       response: Success(PreviewArticleSchema),
       ready: (deps, project, { params }, reader) =>
-        getPreviewArticleBody(deps, project, params.slug!, reader.articleId),
+        getPreviewArticle(deps, project, params.slug!, reader.articleId),
     },
     what: ({ params }) => `slug:${params.slug}`,
-    answer: { ready: (deps, project, { params }) => getPublishedArticleBody(deps, project, params.slug!) },
+    answer: { ready: (deps, project, { params }) => getPublishedArticle(deps, project, params.slug!) },
   },
   {
     url: '/api/v1/projects/:projectId/content/sitemap',
@@ -113,13 +121,13 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
     preview: {
       ready: async (deps, project) => {
         requireWebsiteUrl(project);
-        let body = '';
-        for await (const chunk of streamSitemapBody(deps, project)) body += chunk;
-        return body;
+        let data = '';
+        for await (const chunk of streamSitemap(deps, project)) data += chunk;
+        return { data };
       },
     },
     what: () => 'sitemap',
-    answer: { before: (project) => void requireWebsiteUrl(project), stream: streamSitemapBody },
+    answer: { before: (project) => void requireWebsiteUrl(project), stream: streamSitemap },
   },
   {
     url: '/api/v1/projects/:projectId/content/changes',
@@ -132,7 +140,7 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
     preview: {
       response: Success(PreviewChangesPageSchema),
       ready: (deps, project, { query }) =>
-        listPreviewChangesBody(deps, project, {
+        listPreviewChanges(deps, project, {
           since: query.since as string | undefined,
           limit: query.limit as number,
         }),
@@ -141,7 +149,7 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
     freshUntil: ({ query }) => changesFreshUntil(query.since as string | undefined),
     answer: {
       ready: (deps, project, { query }) =>
-        listChangesBody(deps, project, {
+        listChanges(deps, project, {
           since: query.since as string | undefined,
           limit: query.limit as number,
         }),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { streamSitemapBody } from '../../services/delivery.ts';
+import { streamSitemap } from '../../services/delivery.ts';
 import { findProject } from '../../store/projects.ts';
 import { DIALECTS } from '../../test/databases.ts';
 import { createTestApp, newArticle, paragraph, START_TIME, type TestApp } from '../../test/test-app.ts';
@@ -178,8 +178,8 @@ for (const dialect of DIALECTS) {
       const row = (await findProject(t.db, project.id))!;
       const read = async (size: number) => {
         let text = '';
-        for await (const chunk of streamSitemapBody({ db: t.db, now: t.clock.now }, row, size)) text += chunk;
-        return JSON.parse(text).data as Array<{ url: string }>;
+        for await (const chunk of streamSitemap({ db: t.db, now: t.clock.now }, row, size)) text += chunk;
+        return JSON.parse(text) as Array<{ url: string }>;
       };
       const whole = await read(1000);
       const listed = (await t.deliver(key, `/api/v1/projects/${project.id}/content?limit=100`)).json().data;

@@ -8,6 +8,7 @@ import { createProject, getProject, listProjects, updateProject } from '../servi
 import {
   countRecentDeliveries,
   getWebhook,
+  listLoggedDeliveries,
   retryDelivery,
   revealWebhookSecret,
   rotateWebhookSecret,
@@ -15,7 +16,6 @@ import {
   setWebhookUrl,
 } from '../services/webhooks.ts';
 import { formBody, runAction, sendHtml, sessionOf } from './http.ts';
-import { listLoggedDeliveries } from './logged-deliveries.ts';
 import { deliveryPage } from './pages/delivery.ts';
 import { deliveryLog } from './pages/delivery-log.ts';
 import { projectPath } from './pages/layout.ts';

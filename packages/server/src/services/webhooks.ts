@@ -133,6 +133,27 @@ export async function listDeliveries(
   projectId: string,
   query: PageQuery,
 ): Promise<{ data: Delivery[]; pagination: Pagination }> {
+  const { rows, attempts, pagination } = await readDeliveries(deps, projectId, query);
+  return { data: rows.map((row) => toDelivery(row, attempts)), pagination };
+}
+
+/** A delivery as the dashboard's log shows it: the management API's view and the body sent. */
+export interface LoggedDelivery extends Delivery {
+  /** The JSON body posted to the receiver. */
+  payload: string;
+}
+
+/** The newest `limit` deliveries of a project with their attempts and what each one posted. */
+export async function listLoggedDeliveries(
+  deps: ServiceDeps,
+  projectId: string,
+  limit: number,
+): Promise<LoggedDelivery[]> {
+  const { rows, attempts } = await readDeliveries(deps, projectId, { page: 1, limit });
+  return rows.map((row) => ({ ...toDelivery(row, attempts), payload: row.payload }));
+}
+
+async function readDeliveries(deps: ServiceDeps, projectId: string, query: PageQuery) {
   await requireProject(deps, projectId);
   const total = await deliveries.countDeliveries(deps.db, projectId);
   const { pagination, offset } = paginate(query, total);
@@ -144,7 +165,7 @@ export async function listDeliveries(
     deps.db,
     rows.map((row) => row.id),
   );
-  return { data: rows.map((row) => toDelivery(row, attempts)), pagination };
+  return { rows, attempts, pagination };
 }
 
 /** This project's deliveries created since `since`, counted by the status each has now. */

@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '@folio/client';
 import type { Project } from '@folio/schema';
-import type { LoggedDelivery } from '../logged-deliveries.ts';
+import type { LoggedDelivery } from '../../services/webhooks.ts';
 import { csrfField, type PageContext, projectPath, timeTag } from './layout.ts';
 
 // The first characters of a receiver's answer shown in the detail; the store keeps up to 4 KB.
@@ -66,7 +66,7 @@ function nextAttempt(delivery: LoggedDelivery, now: number): SafeHtml | string {
 /** The disclosure: the payload as sent, pretty-printed, and the last attempt's answer. */
 function detail(delivery: LoggedDelivery): SafeHtml {
   const parsed = parsePayload(delivery.payload);
-  const payload = parsed ? JSON.stringify(parsed, null, 2) : (delivery.payload ?? 'not available');
+  const payload = parsed ? JSON.stringify(parsed, null, 2) : delivery.payload;
   return html`<details class="delivery-detail" id="delivery-detail-${delivery.id}">
     <summary>Payload and last response<span class="sr-only"> of the ${delivery.event} delivery</span></summary>
     <div class="detail-grid">
@@ -102,8 +102,7 @@ function lastResponse(delivery: LoggedDelivery): SafeHtml {
     }`;
 }
 
-function parsePayload(payload: string | null): { data?: Record<string, unknown> } | undefined {
-  if (payload === null) return undefined;
+function parsePayload(payload: string): { data?: Record<string, unknown> } | undefined {
   try {
     return JSON.parse(payload) as { data?: Record<string, unknown> };
   } catch {

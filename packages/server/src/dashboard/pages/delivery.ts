@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '@folio/client';
 import type { ContentKey, Project, Webhook } from '@folio/schema';
-import type { LoggedDelivery } from '../logged-deliveries.ts';
+import type { LoggedDelivery } from '../../services/webhooks.ts';
 import { deliveryLog } from './delivery-log.ts';
 import {
   confirmButton,

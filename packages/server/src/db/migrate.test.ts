@@ -3,9 +3,10 @@ import { execFile } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { upsertArticle } from '../services/articles.ts';
 import { createProject } from '../services/projects.ts';
+import { slugHolderQuery } from '../store/articles.ts';
 import { createTestDatabase, DIALECTS } from '../test/databases.ts';
 import { migrateToLatest } from './migrate.ts';
 
@@ -58,6 +59,25 @@ for (const dialect of DIALECTS) {
           database.db,
         );
         assert.equal(Number(rows[0]!.n), 0);
+      } finally {
+        await database.close();
+      }
+    });
+
+    test('a slug claim probes the slug and draft-slug indexes, never the whole project', async () => {
+      const database = await createTestDatabase(dialect);
+      try {
+        await migrateToLatest(database.db, dialect);
+        if (dialect === 'postgres') await sql`set enable_seqscan = off`.execute(database.db);
+        const query = slugHolderQuery(database.db, 'p', 'a-slug', 'an-id').compile();
+        const explain = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
+        const plan = await database.db.executeQuery(
+          CompiledQuery.raw(explain + query.sql, [...query.parameters]),
+        );
+        const text = JSON.stringify(plan.rows);
+        assert.match(text, /articles_draft_slug/, text);
+        if (dialect === 'sqlite') assert.match(text, /project_id=\? AND slug=\?/, text);
+        else assert.match(text, /Index Cond: \(\(project_id = [^)]*\) AND \(slug = /, text);
       } finally {
         await database.close();
       }

@@ -145,7 +145,16 @@ export async function listChangesAfter(
     ])
     .where('project_id', '=', projectId)
     .where('change_seq', '>', Math.max(page.after, page.skipDeletesUpTo));
-  const rows = await articles.unionAll(tombstones).orderBy('seq').limit(page.limit).execute();
+  // Each side ordered and cut on its own first: PostgreSQL then walks each index for `limit`
+  // rows, where a UNION ALL ordered only as a whole read and sorted every article above the
+  // cursor, on every page of a first sync.
+  const rows = await db
+    .selectFrom(articles.orderBy('seq').limit(page.limit).as('a'))
+    .selectAll()
+    .unionAll(db.selectFrom(tombstones.orderBy('seq').limit(page.limit).as('t')).selectAll())
+    .orderBy('seq')
+    .limit(page.limit)
+    .execute();
   return rows.map((row) => ({ ...row, seq: Number(row.seq), published: Number(row.published) }));
 }
 
@@ -179,7 +188,14 @@ export async function listPreviewChangesAfter(
     .select(['id', 'preview_seq as seq', sql<number>`0`.as('present'), 'slug'])
     .where('project_id', '=', projectId)
     .where('preview_seq', '>', Math.max(page.after, page.skipDeletesUpTo));
-  const rows = await articles.unionAll(tombstones).orderBy('seq').limit(page.limit).execute();
+  // Each side ordered and cut on its own first, as in `listChangesAfter`.
+  const rows = await db
+    .selectFrom(articles.orderBy('seq').limit(page.limit).as('a'))
+    .selectAll()
+    .unionAll(db.selectFrom(tombstones.orderBy('seq').limit(page.limit).as('t')).selectAll())
+    .orderBy('seq')
+    .limit(page.limit)
+    .execute();
   return rows.map((row) => ({ ...row, seq: Number(row.seq), present: Number(row.present) }));
 }
 

@@ -10,6 +10,7 @@ import { DELIVERY_CACHE_CONTROL } from './caching.ts';
 import { type Encoding, MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.ts';
 import { heldTag } from './etag.ts';
 import { memoize } from './memoize.ts';
+import type { FastPathRefusal } from './metrics.ts';
 import { type Admitted, type FastAccounting, NO_FIELDS } from './request-accounting.ts';
 import { type CachedBody, deliveryCacheKey, type ResponseCache } from './response-cache.ts';
 
@@ -99,20 +100,27 @@ export function createFastPath(options: {
   // string every time, so the key checks' map finds it without hashing and comparing a new one.
   const bearerOf = memoize(BEARER_BOUNDS, readBearerToken);
 
+  const refused = (reason: FastPathRefusal) => {
+    options.accounting.refused(reason);
+    return undefined;
+  };
+
   function lookup(
     request: IncomingMessage,
   ): { check: KeyCheck; entry: CachedBody; route: Route } | undefined {
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
     const route = routeOf(request.url ?? '');
-    if (!route || (route.freshUntil !== undefined && options.now() >= route.freshUntil)) return undefined;
+    // Not a delivery route, or not in the form the fast path reads: nothing to count.
+    if (!route) return undefined;
+    if (route.freshUntil !== undefined && options.now() >= route.freshUntil) return refused('stale');
     const header = request.headers.authorization;
     const bearer = header === undefined ? undefined : bearerOf(header);
     const check = bearer ? options.keys.recent(bearer) : undefined;
     // Only content keys' answers are ever cached: a preview answer is built for each request.
-    if (check?.kind !== 'content' || check.project.id !== route.projectId) return undefined;
-    if (!route.route.credentials.includes('content')) return undefined;
+    if (check?.kind !== 'content' || check.project.id !== route.projectId) return refused('credential');
+    if (!route.route.credentials.includes('content')) return refused('credential');
     const entry = options.cache.get(cacheKeyOf(route, check.project.content_version));
-    return entry ? { check, entry, route } : undefined;
+    return entry ? { check, entry, route } : refused('entry');
   }
 
   return {
@@ -128,14 +136,21 @@ export function createFastPath(options: {
       }
       const toFullPath = () => fullPath(request, response);
       options.watch.later((token) => {
-        const prepared = token !== undefined && token === found.check.token && prepare(request, found.entry);
+        if (token === undefined || token !== found.check.token) {
+          options.accounting.refused('token');
+          toFullPath();
+          return;
+        }
+        const prepared = prepare(request, found.entry);
         if (!prepared) {
+          options.accounting.refused('encoding');
           toFullPath();
           return;
         }
         const send = (fields: Admitted | undefined) => {
           // Refused: the framework answers in the contract's words, and counts it there.
           if (!fields) {
+            options.accounting.refused('budget');
             toFullPath();
             return;
           }

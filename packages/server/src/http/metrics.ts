@@ -14,11 +14,21 @@ export interface ScrapedGauges {
  * servers in one process). Route labels are templates, never URLs, so label values stay bounded
  * under any traffic; `status` is the three-digit code.
  */
+/**
+ * Why the fast path handed a delivery request to the framework: no recent check of a content
+ * key for the project (`credential`), no ready answer (`entry`), an answer past its freshness
+ * (`stale`), the change token moved or could not be read (`token`), an encoding not made yet
+ * (`encoding`), or a budget that refused it (`budget`).
+ */
+export type FastPathRefusal = 'credential' | 'entry' | 'stale' | 'token' | 'encoding' | 'budget';
+
 export interface Metrics {
   /** One answered request, from either path; `seconds` from its arrival to its answer. */
   answered(route: string, method: string, status: number, seconds: number): void;
   /** A delivery answer found ready in the response cache, or built. */
   cacheHit(): void;
+  /** A delivery request the fast path handed to the framework, and why. */
+  fastPathRefused(reason: FastPathRefusal): void;
   cacheMiss(): void;
   /** A recorded attempt, by the status its delivery has after it (`pending`: retried later). */
   webhookAttempt(status: 'succeeded' | 'failed' | 'pending'): void;
@@ -55,6 +65,7 @@ export function createMetrics(): Metrics {
   // CPU (BENCHMARKS.md, "Delivery").
   const routes = new Map<string, RouteSeries>();
   const counts = { hits: 0, misses: 0 };
+  const refusals = new Map<FastPathRefusal, number>();
   new Counter({
     name: 'folio_http_requests_total',
     help: 'HTTP requests answered, by route template, method and status code',
@@ -86,6 +97,16 @@ export function createMetrics(): Metrics {
     collect() {
       this.reset();
       this.inc(counts.misses);
+    },
+  });
+  new Counter({
+    name: 'folio_fast_path_refusals_total',
+    help: 'Delivery requests the fast path handed to the framework, by reason',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [reason, count] of refusals) this.inc({ reason }, count);
     },
   });
   const webhooks = new Counter({
@@ -149,6 +170,9 @@ export function createMetrics(): Metrics {
     cacheHit() {
       counts.hits++;
       totals.cacheHits++;
+    },
+    fastPathRefused(reason) {
+      refusals.set(reason, (refusals.get(reason) ?? 0) + 1);
     },
     cacheMiss() {
       counts.misses++;

@@ -184,6 +184,13 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(count(/folio_response_cache_hits_total (\d+)/), 6);
       assert.equal(count(/folio_response_cache_misses_total (\d+)/), 2, 'the first read and the 404');
+      // Why the fast path let requests through: the 404 had no ready answer; on SQLite the key's
+      // touch moved the change token too (PostgreSQL's change feed ignores a key being used).
+      const tokenMoves = count(/folio_fast_path_refusals_total\{reason="token"\} (\d+)/);
+      if (dialect === 'sqlite') assert.equal(tokenMoves, 1);
+      else assert.ok(Number.isNaN(tokenMoves), 'no token refusal on PostgreSQL');
+      assert.equal(count(/folio_fast_path_refusals_total\{reason="entry"\} (\d+)/), 1);
+      assert.doesNotMatch(text, /folio_fast_path_refusals_total\{reason="credential"\}/);
       assert.match(text, /folio_http_request_duration_seconds_bucket\{le="[^"]+",route="[^"]*by-slug/);
       assert.equal(count(/folio_articles_published (\d+)/), 1);
       assert.equal(count(/folio_webhook_pending (\d+)/), 0);

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
-import type { Metrics } from './metrics.ts';
+import type { FastPathRefusal, Metrics } from './metrics.ts';
 import type { RateLimits, Spent } from './rate-limits.ts';
 
 // Routes behind a credential: a client address past its failed authentications is refused on
@@ -39,6 +39,8 @@ export interface FastAccounting {
   admit(request: IncomingMessage, credential: string): Admitted | undefined | Promise<Admitted | undefined>;
   /** A fast answer given: counted as the framework counts its own. */
   answered(route: string, method: string, status: number, startedAt: number): void;
+  /** A delivery request handed to the framework, and why. */
+  refused(reason: FastPathRefusal): void;
 }
 
 /** Header fields a fast answer carries for the rate limits, if any. */
@@ -108,6 +110,7 @@ export function createRequestAccounting(options: {
         if (typeof wait === 'number') return wait > 0 ? undefined : spend();
         return wait.then((seconds) => (seconds > 0 ? undefined : spend()));
       },
+      refused: (reason) => metrics.fastPathRefused(reason),
       answered(route, method, status, startedAt) {
         metrics.cacheHit();
         metrics.answered(route, method, status, (performance.now() - startedAt) / 1000);

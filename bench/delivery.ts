@@ -241,7 +241,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         }
         const row = { name, folio: median(folioRuns), bare: median(bareRuns) };
         log(
-          `${name}: Folio ${row.folio.requestsPerSecond.toFixed(0)} req/s (${row.folio.cpuUsPerAnswer.toFixed(1)} µs CPU per answer), bare ${row.bare.requestsPerSecond.toFixed(0)} req/s (${row.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
+          `${name}: Folio ${row.folio.requestsPerSecond.toFixed(0)} req/s (${row.folio.cpuUsPerAnswer.toFixed(1)} µs CPU per answer), bare ${row.bare.requestsPerSecond.toFixed(0)} req/s (${row.bare.cpuUsPerAnswer.toFixed(1)} µs)${refusalText(row.folio.refusals)}`,
         );
         rows.push(row);
       }
@@ -404,7 +404,7 @@ async function timeSitemap(
 }
 
 function median(runs: LoadResult[]): LoadResult {
-  const pick = (field: keyof LoadResult) => middle(runs.map((r) => r[field]));
+  const pick = (field: Exclude<keyof LoadResult, 'refusals'>) => middle(runs.map((r) => r[field]));
   return {
     requestsPerSecond: pick('requestsPerSecond'),
     p50: pick('p50'),
@@ -418,7 +418,23 @@ function median(runs: LoadResult[]): LoadResult {
     expected: pick('expected'),
     total: pick('total'),
     errors: pick('errors'),
+    // All runs': a refusal in any run is what the figure is for.
+    refusals: sumRefusals(runs),
   };
+}
+
+/** The fast path's refusals of a row's runs, when there were any: why a cached row ran slow. */
+function refusalText(refusals: Record<string, number>): string {
+  const parts = Object.entries(refusals).map(([reason, count]) => `${reason} ${count}`);
+  return parts.length > 0 ? `; fast path refused ${parts.join(', ')}` : '';
+}
+
+function sumRefusals(runs: LoadResult[]): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const run of runs) {
+    for (const [reason, count] of Object.entries(run.refusals)) sum[reason] = (sum[reason] ?? 0) + count;
+  }
+  return sum;
 }
 
 function middle(values: number[]): number {

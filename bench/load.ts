@@ -28,6 +28,11 @@ export interface LoadResult {
    */
   loopP99Ms: number;
   loopMaxMs: number;
+  /**
+   * Folio only: delivery requests its fast path left to the full path during the run, by reason
+   * (`folio_fast_path_refusals_total`); a cached row should have none but its first.
+   */
+  refusals: Record<string, number>;
 }
 
 /** A request to repeat (cached) or a list of requests to cycle through (cold). */
@@ -49,7 +54,7 @@ export async function runLoad(
   plan: LoadPlan,
   options: { connections: number; durationSeconds: number; loadCpu?: number; metrics?: boolean },
 ): Promise<LoadResult> {
-  if (options.metrics) await readLoopDelay(origin);
+  const before = options.metrics ? await readLoopDelay(origin) : undefined;
   let peakKb = 0;
   const sample = () => {
     peakKb = Math.max(peakKb, readRssKb(serverPid));
@@ -68,7 +73,14 @@ export async function runLoad(
       plan.requests,
     );
     const cpuMs = readCpuMs(serverPid) - cpuBefore;
-    const loop = options.metrics ? await readLoopDelay(origin) : { p99Ms: Number.NaN, maxMs: Number.NaN };
+    const loop = options.metrics
+      ? await readLoopDelay(origin)
+      : { p99Ms: Number.NaN, maxMs: Number.NaN, refusals: {} };
+    const refusals: Record<string, number> = {};
+    for (const [reason, count] of Object.entries(loop.refusals)) {
+      const during = count - (before?.refusals[reason] ?? 0);
+      if (during > 0) refusals[reason] = during;
+    }
     const total = result.requests;
     return {
       requestsPerSecond: total / result.durationSeconds,
@@ -82,6 +94,7 @@ export async function runLoad(
       errors: result.errors,
       loopP99Ms: loop.p99Ms,
       loopMaxMs: loop.maxMs,
+      refusals,
     };
   } finally {
     clearInterval(sampler);
@@ -92,7 +105,9 @@ export async function runLoad(
  * Folio's event-loop delay since the last scrape, ms: prom-client's default metrics read a
  * `monitorEventLoopDelay` histogram (10 ms resolution) and reset it on every scrape.
  */
-export async function readLoopDelay(origin: string): Promise<{ p99Ms: number; maxMs: number }> {
+export async function readLoopDelay(
+  origin: string,
+): Promise<{ p99Ms: number; maxMs: number; refusals: Record<string, number> }> {
   const response = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   const text = await response.text();
   if (!response.ok) throw new Error(`GET /metrics answered ${response.status}: ${text}`);
@@ -100,9 +115,14 @@ export async function readLoopDelay(origin: string): Promise<{ p99Ms: number; ma
     const match = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
     return match ? Number(match[1]) * 1000 : Number.NaN;
   };
+  const refusals: Record<string, number> = {};
+  for (const match of text.matchAll(/^folio_fast_path_refusals_total\{reason="(\w+)"\} (\S+)$/gm)) {
+    refusals[match[1]!] = Number(match[2]);
+  }
   return {
     p99Ms: gauge('nodejs_eventloop_lag_p99_seconds'),
     maxMs: gauge('nodejs_eventloop_lag_max_seconds'),
+    refusals,
   };
 }
 

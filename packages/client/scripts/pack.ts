@@ -17,9 +17,20 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 /** Builds and packs the client into `destination`; answers the tarball's path. */
 export function packClient(destination: string): string {
-  const staging = mkdtempSync(join(tmpdir(), 'folio-client-pack-'));
+  return packPackage(packageDir, destination);
+}
+
+/**
+ * Builds and packs the workspace package in `packageDir` (its tsconfig.build.json) into
+ * `destination`; answers the tarball's path. Shared with @folio/astro's pack script.
+ */
+export function packPackage(packageDir: string, destination: string): string {
+  const staging = mkdtempSync(join(tmpdir(), 'folio-pack-'));
   try {
-    writeFileSync(join(staging, 'package.json'), `${JSON.stringify(publishedManifest(), null, 2)}\n`);
+    writeFileSync(
+      join(staging, 'package.json'),
+      `${JSON.stringify(publishedManifest(packageDir), null, 2)}\n`,
+    );
     copyFileSync(join(packageDir, 'README.md'), join(staging, 'README.md'));
     // Source maps would point at src/, which the tarball does not hold.
     const build = ['-p', join(packageDir, 'tsconfig.build.json'), '--outDir', join(staging, 'dist')];
@@ -42,7 +53,7 @@ export function packClient(destination: string): string {
  * dependencies (workspace packages that are not published) and the `folio-source` condition,
  * whose src/ files the tarball does not hold.
  */
-function publishedManifest(): Record<string, unknown> {
+function publishedManifest(packageDir: string): Record<string, unknown> {
   const {
     scripts: _scripts,
     devDependencies: _dev,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { MIGRATIONS } from '../db/migrate.ts';
 import { authenticateContentKey } from '../services/content-keys.ts';
 import { countRows } from '../test/assertions.ts';
 import { cliEnv, runFolio } from '../test/cli-runner.ts';
@@ -31,17 +32,8 @@ for (const dialect of DIALECTS) {
     test('migrate applies every migration once, on an empty database, and then has nothing to do', async () => {
       const first = await folio('migrate', '--json');
       assert.equal(first.code, 0, first.stderr);
-      assert.deepEqual(first.json().applied, [
-        '0001-initial',
-        '0002-webhooks',
-        '0003-served-articles',
-        '0004-dashboard-sessions',
-        '0005-covering-published-order',
-        '0006-change-feed',
-        '0007-served-lz4',
-        '0008-changes-feed',
-        '0009-editorial',
-      ]);
+      // Every one, in order (db/migrate.test.ts holds the list itself).
+      assert.deepEqual(first.json().applied, Object.keys(MIGRATIONS));
       assert.equal(first.json().database, dialect);
       const again = await folio('migrate');
       assert.equal(again.code, 0);

@@ -57,6 +57,10 @@ export interface SchedulerOptions {
    * than at the next poll; two polls by default.
    */
   lookaheadMs?: number;
+  /**
+   * Told when polling starts to fail (the database cannot be reached, say), once until a poll
+   * succeeds again, and of each schedule that could not be applied.
+   */
   onError: (error: unknown) => void;
 }
 
@@ -123,8 +127,20 @@ export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): S
   return {
     start() {
       if (poller || stopped) return;
-      void runOnce().catch(options.onError);
-      poller = setInterval(() => void runOnce().catch(options.onError), pollMs);
+      // A database outage would otherwise be reported once a second until it ends.
+      let failing = false;
+      const tick = () =>
+        void runOnce().then(
+          () => {
+            failing = false;
+          },
+          (error: unknown) => {
+            if (!failing) options.onError(error);
+            failing = true;
+          },
+        );
+      tick();
+      poller = setInterval(tick, pollMs);
       poller.unref();
     },
     runOnce,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { createScheduler, type Scheduler } from '../../services/schedules.ts';
 import { assertInvalidBody, listEvents } from '../../test/assertions.ts';
 import { DIALECTS } from '../../test/databases.ts';
@@ -124,6 +125,21 @@ for (const dialect of DIALECTS) {
       assert.equal(kept.unpublishAt, null);
       const replaced = (await put('a', newArticle({ slug: 'keep', title: 'Edited' }))).json().data;
       assert.equal(replaced.publishAt, iso(START_TIME + HOUR), 'a live PUT without times keeps them');
+    });
+
+    test('polls that keep failing (the database gone) are reported once, not once a poll', async () => {
+      // Every poll fails as it would with the database gone: the table it reads is not there.
+      await sql`alter table articles rename to articles_gone`.execute(t.db);
+      const reported: unknown[] = [];
+      const failing = createScheduler(
+        { db: t.db, now: t.clock.now },
+        { pollMs: 10, onError: (e) => reported.push(e) },
+      );
+      failing.start();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await failing.stop();
+      await sql`alter table articles_gone rename to articles`.execute(t.db);
+      assert.equal(reported.length, 1, `${reported.length} reports`);
     });
 
     test('a schedule on a deleted article is dropped with it', async () => {

@@ -105,9 +105,7 @@ export function createFastPath(options: {
     return undefined;
   };
 
-  function lookup(
-    request: IncomingMessage,
-  ): { check: KeyCheck; entry: CachedBody; route: Route } | undefined {
+  function lookup(request: IncomingMessage): Found | undefined {
     if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
     const route = routeOf(request.url ?? '');
     // Not a delivery route, or not in the form the fast path reads: nothing to count.
@@ -130,44 +128,79 @@ export function createFastPath(options: {
     serve(request, response, fullPath) {
       const startedAt = performance.now();
       const found = lookup(request);
-      if (!found) {
-        fullPath(request, response);
-        return;
-      }
-      const toFullPath = () => fullPath(request, response);
-      options.watch.later((token) => {
-        if (token === undefined || token !== found.check.token) {
-          options.accounting.refused('token');
-          toFullPath();
-          return;
-        }
-        const prepared = prepare(request, found.entry);
-        if (!prepared) {
-          options.accounting.refused('encoding');
-          toFullPath();
-          return;
-        }
-        const send = (fields: Admitted | undefined) => {
-          // Refused: the framework answers in the contract's words, and counts it there.
-          if (!fields) {
-            options.accounting.refused('budget');
-            toFullPath();
-            return;
-          }
-          response.writeHead(
-            prepared.status,
-            fields === NO_FIELDS ? prepared.headers : { ...prepared.headers, ...fields },
-          );
-          response.end(request.method === 'HEAD' ? undefined : prepared.body);
-          hits++;
-          options.accounting.answered(found.route.route.url, request.method!, prepared.status, startedAt);
-        };
-        const admitted = options.accounting.admit(request, found.check.keyId);
-        if (admitted instanceof Promise) admitted.then(send, toFullPath);
-        else send(admitted);
-      });
+      if (found) options.watch.later((token) => answer(request, response, fullPath, found, startedAt, token));
+      else fullPath(request, response);
     },
   };
+
+  // Plain functions rather than closures made for each request: a hit allocates one callback.
+  function answer(
+    request: IncomingMessage,
+    response: ServerResponse,
+    fullPath: http.RequestListener,
+    found: Found,
+    startedAt: number,
+    token: string | undefined,
+  ): void {
+    if (token === undefined || token !== found.check.token) {
+      handOver('token', request, response, fullPath);
+      return;
+    }
+    const prepared = prepare(request, found.entry);
+    if (!prepared) {
+      handOver('encoding', request, response, fullPath);
+      return;
+    }
+    const admitted = options.accounting.admit(request, found.check.keyId);
+    if (admitted instanceof Promise) {
+      admitted.then(
+        (fields) => send(request, response, fullPath, found, prepared, startedAt, fields),
+        () => fullPath(request, response),
+      );
+    } else {
+      send(request, response, fullPath, found, prepared, startedAt, admitted);
+    }
+  }
+
+  function send(
+    request: IncomingMessage,
+    response: ServerResponse,
+    fullPath: http.RequestListener,
+    found: Found,
+    prepared: Prepared,
+    startedAt: number,
+    fields: Admitted | undefined,
+  ): void {
+    // Refused: the framework answers in the contract's words, and counts it there.
+    if (!fields) {
+      handOver('budget', request, response, fullPath);
+      return;
+    }
+    response.writeHead(
+      prepared.status,
+      fields === NO_FIELDS ? prepared.headers : { ...prepared.headers, ...fields },
+    );
+    response.end(request.method === 'HEAD' ? undefined : prepared.body);
+    hits++;
+    options.accounting.answered(found.route.route.url, request.method!, prepared.status, startedAt);
+  }
+
+  function handOver(
+    reason: FastPathRefusal,
+    request: IncomingMessage,
+    response: ServerResponse,
+    fullPath: http.RequestListener,
+  ): void {
+    options.accounting.refused(reason);
+    fullPath(request, response);
+  }
+}
+
+/** What a request found before the change token was read. */
+interface Found {
+  check: KeyCheck;
+  entry: CachedBody;
+  route: Route;
 }
 
 /** A ready answer to write. */

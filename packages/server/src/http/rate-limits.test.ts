@@ -66,12 +66,15 @@ for (const store of STORES) {
         redisUrl,
       });
       const address = name('203.0.113.7');
+      // In memory nothing is blocked yet, so callers may skip the address; Redis may hold a count.
+      assert.equal(rate.blocking, store === 'redis');
       rate.failed(address);
       rate.failed(address);
       assert.equal(await counted(rate, address), 0, 'two of three failures: still allowed');
       rate.failed(address);
       const wait = await counted(rate, address);
       assert.ok(wait > 0 && wait <= 60, `blocked for ${wait} s`);
+      assert.equal(rate.blocking, true);
       assert.equal(await counted(rate, name('198.51.100.1')), 0, 'another address is not');
     });
   });

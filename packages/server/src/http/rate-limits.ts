@@ -33,6 +33,11 @@ export interface RateLimits {
   spend(credential: string): Promise<Spent> | undefined;
   /** Whole seconds `address` must wait after too many failed authentications; 0 when it may go on. */
   blockedFor(address: string): number | Promise<number>;
+  /**
+   * Whether `blockedFor` may answer anything but 0: false while this process holds no block and
+   * no shared count is kept, so a caller may skip reading the client's address.
+   */
+  readonly blocking: boolean;
   /** Counts a failed authentication from `address`. */
   failed(address: string): void;
   close(): Promise<void>;
@@ -93,6 +98,9 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
           return { allowed: true, policy: policyHeader(budget), state: '', resetSeconds: 0 };
         },
       );
+    },
+    get blocking() {
+      return blocked.size > 0 || redis !== undefined;
     },
     blockedFor(address) {
       const until = blocked.get(address);

@@ -65,6 +65,12 @@ export function createRequestAccounting(options: {
     return request.socket.remoteAddress ?? '';
   };
 
+  const spendFast = (credential: string): Admitted | Promise<Admitted | undefined> => {
+    const spent = limits.spend(credential);
+    if (!spent) return NO_FIELDS;
+    return spent.then((result) => (result.allowed ? fieldsOf(result) : undefined));
+  };
+
   return {
     install(app) {
       app.addHook('onRequest', async (request) => {
@@ -101,14 +107,11 @@ export function createRequestAccounting(options: {
     },
     fast: {
       admit(request, credential) {
-        const wait = limits.blockedFor(addressOf(request));
-        const spend = () => {
-          const spent = limits.spend(credential);
-          if (!spent) return NO_FIELDS;
-          return spent.then((result) => (result.allowed ? fieldsOf(result) : undefined));
-        };
-        if (typeof wait === 'number') return wait > 0 ? undefined : spend();
-        return wait.then((seconds) => (seconds > 0 ? undefined : spend()));
+        // Reading the client's address is a share of a cached answer's cost: skipped while no
+        // address can be blocked.
+        const wait = limits.blocking ? limits.blockedFor(addressOf(request)) : 0;
+        if (typeof wait === 'number') return wait > 0 ? undefined : spendFast(credential);
+        return wait.then((seconds) => (seconds > 0 ? undefined : spendFast(credential)));
       },
       refused: (reason) => metrics.fastPathRefused(reason),
       answered(route, method, status, startedAt) {

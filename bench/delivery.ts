@@ -15,7 +15,15 @@ import type { CapturedResponse } from './bare-server.ts';
 import { catalogueArticle } from './catalogue.ts';
 import { ADMIN_TOKEN, adminApi } from './http-import.ts';
 import { benchInvalidBodies, type InvalidBodyReport } from './invalid-body.ts';
-import { type LoadPlan, type LoadResult, pinToCpu, readRssKb, runLoad } from './load.ts';
+import {
+  chooseCpus,
+  type LoadPlan,
+  type LoadResult,
+  pinToCpu,
+  readRssKb,
+  runLoad,
+  timeCpus,
+} from './load.ts';
 import { seedCatalogue } from './seed.ts';
 import { type BenchStore, prepareStore } from './stores.ts';
 import { schedulerAtIdle, timeInitialSync } from './sync.ts';
@@ -71,6 +79,8 @@ export interface DeliveryReport {
   schedulerIdle: Awaited<ReturnType<typeof schedulerAtIdle>> | undefined;
   /** Runs whose answers were not all the expected status, as text; empty when all were. */
   problems: string[];
+  /** Pinned runs: the CPUs of the servers and of wrk, and one loop's time on each CPU at the start. */
+  cpus: { server: number; load: number; speeds: number[] | undefined } | undefined;
 }
 
 interface DeliveryCase {
@@ -168,11 +178,16 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     ];
     const bare = await startBare([...captured.values()], store.dataDir);
     children.push(bare.child);
-    if (options.pin) {
-      for (const target of new Set([folio, cold, limited])) pinToCpu(target.server.child.pid!, 0);
-      pinToCpu(bare.child.pid!, 0);
+    const cpuSpeeds = options.pin ? timeCpus() : undefined;
+    const cpus = options.pin ? chooseCpus(cpuSpeeds) : undefined;
+    if (cpus) {
+      for (const target of new Set([folio, cold, limited])) pinToCpu(target.server.child.pid!, cpus.server);
+      pinToCpu(bare.child.pid!, cpus.server);
+      log(
+        `servers on CPU ${cpus.server}, wrk on CPU ${cpus.load} (one loop: ${cpuSpeeds?.map((ms) => `${ms.toFixed(0)} ms`).join(', ') ?? 'not timed'})`,
+      );
     }
-    const loadCpu = options.pin ? 1 : undefined;
+    const loadCpu = cpus?.load;
     const servers = new Set([folio, cold, limited]).size;
     const schedulerIdle = store.databaseUrl ? await schedulerAtIdle(store.databaseUrl, servers) : undefined;
     if (schedulerIdle)
@@ -277,6 +292,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
       initialSync,
       schedulerIdle,
       problems,
+      cpus: cpus && { ...cpus, speeds: cpuSpeeds },
     };
   } finally {
     for (const child of children.reverse()) {

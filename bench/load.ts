@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { ADMIN_TOKEN } from './http-import.ts';
 import { wrkRequests } from './wrk.ts';
 
@@ -128,13 +129,48 @@ export async function readLoopDelay(
 
 /**
  * Pins every thread of `pid` to one CPU (`taskset`, util-linux), so the servers and the load
- * generator stop trading cores from run to run: the spread of a ratio falls from about ±0.1
- * to ±0.02 on two shared cores.
+ * generator stop trading cores from run to run, and Folio and the bare server are measured on
+ * the same CPU (BENCHMARKS.md, "Delivery", explains why that matters here).
  */
 export function pinToCpu(pid: number, cpu: number): void {
   execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', String(cpu), String(pid)], {
     stdio: 'ignore',
   });
+}
+
+/**
+ * The time one fixed loop of JavaScript takes on each CPU, ms (median of 3, pinned with
+ * taskset); undefined where taskset is missing. The vCPUs of a shared virtual machine need not
+ * run at the same speed, nor at the same speed from one minute to the next.
+ */
+export function timeCpus(): number[] | undefined {
+  const loop =
+    'const t=performance.now();let x=0;for(let i=0;i<1e8;i++)x+=i%7;console.log(performance.now()-t)';
+  try {
+    return Array.from({ length: os.availableParallelism() }, (_, cpu) => {
+      const ms = [0, 1, 2].map(() =>
+        Number(
+          execFileSync('taskset', ['--cpu-list', String(cpu), process.execPath, '-e', loop], {
+            encoding: 'utf8',
+          }),
+        ),
+      );
+      return ms.sort((a, b) => a - b)[1]!;
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where a pinned run puts the servers and the load generator: the servers on the slower CPU, so
+ * that they, not wrk, are what a run saturates; both servers on the same one, so that Folio and
+ * the bare server are measured alike.
+ */
+export function chooseCpus(speeds: number[] | undefined): { server: number; load: number } {
+  if (!speeds || speeds.length < 2) return { server: 0, load: 1 };
+  const slower = speeds[0]! >= speeds[1]! ? 0 : 1;
+  return { server: slower, load: 1 - slower };
 }
 
 /** User and system CPU time of a process so far, ms, from /proc (0 when unavailable). */

@@ -20,8 +20,9 @@ import { benchWebhooks, type WebhookPass } from './webhooks.ts';
  * --import-articles N (articles imported over HTTP for the import time, default 10000; 0 skips),
  * --postgres-only (skip the SQLite run; needs BENCH_DATABASE_URL), --only TEXT, repeatable (only the
  * rows whose name contains one of them, e.g. `--only "by-slug, cached" --only 304`; not with
- * --write), --pin (servers on CPU 0, the load generator on CPU 1, with taskset: steadier ratios
- * on shared cores, though not the default, since the figures in BENCHMARKS.md are unpinned).
+ * --write), --no-pin (by default the servers share the slower CPU and the load generator takes
+ * the other, with taskset: the vCPUs of a shared machine may run at different speeds, and an
+ * unpinned server's cost then depends on where the scheduler puts it; BENCHMARKS.md, "Delivery").
  * Flood (`flood`, not in the default set): a key holder asks one server for distinct URLs for
  * --duration seconds over --connections, on a catalogue of --flood-articles (default 1000).
  * Environment: BENCH_DATABASE_URL (also run on that PostgreSQL, in a schema of its own, dropped
@@ -36,6 +37,7 @@ const BENCHMARKS_FILE = new URL('../BENCHMARKS.md', import.meta.url);
 
 const { values: flags, positionals: chosen } = parseArgs({
   allowPositionals: true,
+  allowNegative: true,
   options: {
     write: { type: 'boolean', default: false },
     articles: { type: 'string', default: '10000' },
@@ -45,7 +47,7 @@ const { values: flags, positionals: chosen } = parseArgs({
     'import-articles': { type: 'string', default: '10000' },
     'flood-articles': { type: 'string', default: '1000' },
     'postgres-only': { type: 'boolean', default: false },
-    pin: { type: 'boolean', default: false },
+    pin: { type: 'boolean', default: true },
     only: { type: 'string', multiple: true },
   },
 });
@@ -173,6 +175,11 @@ function deliveryText(
       `Delivery, ${report.database}, ${report.articles.toLocaleString('en')} articles (list page 1: ${kb(report.listPageBytes)},`,
       `one article: ${kb(report.articleBytes)}; catalogue loaded through the services in ${(report.seedMs / 1000).toFixed(1)} s).`,
       `Cold: ${report.coldMethod}.`,
+      ...(report.cpus
+        ? [
+            `Servers on CPU ${report.cpus.server}, wrk on CPU ${report.cpus.load}; one JavaScript loop took ${report.cpus.speeds?.map((ms, cpu) => `${ms.toFixed(0)} ms on CPU ${cpu}`).join(', ') ?? '(not timed)'} at the start.`,
+          ]
+        : []),
       `Sitemap alone, cold, read with a node:http client (median of 5, ${kb(sitemap.bytes)}): first byte ${sitemap.ttfbMs.toFixed(0)} ms,`,
       `last byte ${sitemap.totalMs.toFixed(0)} ms, server RSS ${sitemap.rssMb.toFixed(0)} MB.`,
       ...(initialSync
@@ -252,8 +259,20 @@ function deliverySection(text: string, machine: string): string {
     '(50 list pages, 2,000 slugs) so no response is asked for twice in a row. "rate limit" rows ask',
     `a third Folio process started with \`FOLIO_RATE_LIMIT=${UNSPENT_RATE_LIMIT}\`, a budget the load never`,
     'spends: beside the row above them, what counting every cached answer against its key costs.',
-    'wrk and the servers share the 2 cores (unless `--pin`), so a bare figure is the limit of this',
-    'machine with this generator, not of `node:http`.',
+    ...(flags.pin
+      ? [
+          'Every server runs on one CPU and wrk on the other (`taskset`; `--no-pin` lets them move): the',
+          'servers on the slower of the two when the run starts, so that they, not wrk, are what a run',
+          'saturates. The two vCPUs of this shared virtual machine ran one loop of JavaScript at speeds',
+          'up to 2× apart, and not the same one faster from minute to minute (each table says how they',
+          'stood): unpinned, a run measured whichever CPU the scheduler gave the server, and the ratio of',
+          'two runs could be that of two CPUs. A bare figure is the limit of this machine with this',
+          'generator, not of `node:http`.',
+        ]
+      : [
+          'wrk and the servers share the 2 cores (`--no-pin`), so a bare figure is the limit of this',
+          'machine with this generator, not of `node:http`.',
+        ]),
     `Each row: ${flags.runs} runs per server of ${flags.duration} s, ${flags.connections} connections (the sitemap 4), after an untimed`,
     'warm-up. The invalid-body run posts while a by-slug, cached load runs twice as long.',
     "A req/s ratio above 1 is not Folio answering faster than the bare server: the sitemap's 1.2 MB",

@@ -29,11 +29,6 @@ export interface CachedRoute {
   querystring?: TObject;
   /** The cache key part of a request, from its decoded params and its query, defaults applied. */
   what(ask: { params: Record<string, string>; query: Record<string, unknown> }): string;
-  /**
-   * For answers that hold a time (the changes feed's cursor): the epoch milliseconds until which
-   * a cached answer may be served. Past it, the full path answers and caches nothing.
-   */
-  freshUntil?(ask: { params: Record<string, string>; query: Record<string, unknown> }): number;
 }
 
 /** The router options both routers take, so that both decode a URL the same way. */
@@ -90,8 +85,7 @@ export function createFastPath(options: {
     const projectId = found.params.projectId;
     if (!query || projectId === undefined) return null;
     const ask = { params: found.params as Record<string, string>, query };
-    const freshUntil = route.freshUntil?.(ask);
-    return { projectId, what: route.what(ask), route, ...(freshUntil === undefined ? {} : { freshUntil }) };
+    return { projectId, what: route.what(ask), route };
   };
 
   // What each URL asks for, parsed once: a hit is otherwise mostly regular expressions.
@@ -110,7 +104,6 @@ export function createFastPath(options: {
     const route = routeOf(request.url ?? '');
     // Not a delivery route, or not in the form the fast path reads: nothing to count.
     if (!route) return undefined;
-    if (route.freshUntil !== undefined && options.now() >= route.freshUntil) return refused('stale');
     const header = request.headers.authorization;
     const bearer = header === undefined ? undefined : bearerOf(header);
     const check = bearer ? options.keys.recent(bearer) : undefined;
@@ -118,7 +111,10 @@ export function createFastPath(options: {
     if (check?.kind !== 'content' || check.project.id !== route.projectId) return refused('credential');
     if (!route.route.credentials.includes('content')) return refused('credential');
     const entry = options.cache.get(cacheKeyOf(route, check.project.content_version));
-    return entry ? { check, entry, route } : refused('entry');
+    if (!entry) return refused('entry');
+    // An answer that holds a time (a changes feed cursor) is built anew once it is past it.
+    if (entry.expiresAt !== undefined && options.now() >= entry.expiresAt) return refused('stale');
+    return { check, entry, route };
   }
 
   return {
@@ -266,7 +262,6 @@ interface Route {
   projectId: string;
   what: string;
   route: CachedRoute;
-  freshUntil?: number;
   /**
    * The cache key for the last content version asked: the same string while the version stays,
    * so a hit neither concatenates nor hashes a new key.

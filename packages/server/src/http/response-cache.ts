@@ -13,6 +13,11 @@ export interface CachedBody {
   key: string | undefined;
   /** Asked for since eviction last passed it (see `createResponseCache`). */
   used: boolean;
+  /**
+   * For an answer that holds a time (the changes feed's next cursor): the epoch milliseconds
+   * from which it is no longer the answer, and is made anew. Undefined: good for its key's life.
+   */
+  expiresAt: number | undefined;
 }
 
 /**
@@ -62,7 +67,7 @@ export interface ResponseCache {
   /** The entry of `key`; a hit counts towards keeping it (see `createResponseCache`). */
   get(key: string): CachedBody | undefined;
   /** Builds an entry for `text`; stores it under `key` unless caching is off. */
-  put(key: string | undefined, text: string, etag?: string): CachedBody;
+  put(key: string | undefined, text: string, etag?: string, expiresAt?: number): CachedBody;
   /** The body in `encoding`, compressing it once and keeping the result. */
   encode(entry: CachedBody, encoding: Encoding): Promise<Buffer>;
   /** Accounted bytes of all entries: bodies, variants, keys and overhead. */
@@ -162,7 +167,7 @@ export function createResponseCache(maxBytes: number): ResponseCache {
       if (entry) promote(entry);
       return entry;
     },
-    put(key, text, givenTag) {
+    put(key, text, givenTag, expiresAt) {
       const size = key === undefined ? 0 : entryCost(key, Buffer.byteLength(text, 'utf8'));
       const stored = key !== undefined && maxBytes > 0 && size <= maxBytes;
       const body = stored ? ownedBuffer(text) : Buffer.from(text, 'utf8');
@@ -174,6 +179,7 @@ export function createResponseCache(maxBytes: number): ResponseCache {
         size: stored ? size : body.length,
         key: stored ? key : undefined,
         used: false,
+        expiresAt,
       };
       if (stored) {
         const previous = probation.get(key) ?? protectedEntries.get(key);

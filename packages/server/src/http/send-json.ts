@@ -16,8 +16,17 @@ export async function sendJson(
   build: () => Promise<string>,
   /** Told whether the answer was found ready (a delivery answer's cache hit) or built. */
   looked?: (hit: boolean) => void,
+  /** For an answer that holds a time: now, and until when an answer built now stays the same. */
+  timed?: Timed,
 ): Promise<FastifyReply> {
-  return sendCached(request, reply, cache, { key, type: 'application/json; charset=utf-8' }, build, looked);
+  const type = 'application/json; charset=utf-8';
+  return sendCached(request, reply, cache, { key, type, ...(timed ? { timed } : {}) }, build, looked);
+}
+
+/** When an answer is asked for, and until when one built then may be served again. */
+export interface Timed {
+  now: number;
+  expiresAt: number;
 }
 
 /** `sendJson` for a text body of any type: a page, a script. */
@@ -25,19 +34,22 @@ export async function sendCached(
   request: FastifyRequest,
   reply: FastifyReply,
   cache: ResponseCache,
-  what: { key: string | undefined; type: string },
+  what: { key: string | undefined; type: string; timed?: Timed },
   build: () => Promise<string>,
   looked?: (hit: boolean) => void,
 ): Promise<FastifyReply> {
-  const found = what.key !== undefined ? cache.get(what.key) : undefined;
+  const { key, timed } = what;
+  const held = key !== undefined ? cache.get(key) : undefined;
+  // Past its time a kept answer is no longer the answer: built anew, it replaces it.
+  const found = held?.expiresAt !== undefined && (timed?.now ?? 0) >= held.expiresAt ? undefined : held;
   looked?.(found !== undefined);
-  const entry = found ?? cache.put(what.key, await build());
+  const entry = found ?? cache.put(key, await build(), undefined, timed?.expiresAt);
   reply.header('content-type', what.type);
   reply.header('vary', 'accept-encoding');
-  const held = heldTag(entry.tags, request.headers['if-none-match']);
-  if (held) {
+  const matched = heldTag(entry.tags, request.headers['if-none-match']);
+  if (matched) {
     // The conditional-GET hook answers 304 for this tag; no need to compress anything.
-    reply.header('etag', held);
+    reply.header('etag', matched);
     return reply.send(entry.body);
   }
   const wanted = negotiateEncoding(request.headers['accept-encoding']);

@@ -73,13 +73,19 @@ export function decodeCursor(text: string, perspective: CursorPerspective = 'c1'
 }
 
 /**
- * Until when a ready answer to `since` may be served again: within the bucket its cursor was
- * issued in, a fresh answer would be the same bytes (the content version keys everything
- * else). Without `since` the answer carries the current time: never cached.
+ * Until when an answer to `since` built now is the same bytes (the content version keys the rest):
+ * the cursor it hands on carries the current polling bucket, so to the end of that bucket, and
+ * no later than the cursor's expiry, from which the answer is a 410. A replica polling with the
+ * cursor of its last sync, from an earlier bucket, is thus answered from the cache as one polling
+ * within the bucket is. Without `since` (or with a cursor that cannot be read) never kept.
  */
-export function changesFreshUntil(since: string | undefined): number {
+export function changesFreshUntil(deps: FeedDeps, since: string | undefined): number {
+  const now = deps.now();
   const cursor = since === undefined ? undefined : decodeCursor(since);
-  return cursor ? cursor.issuedAt + cursor.bucketMs : 0;
+  if (!cursor) return now;
+  const retentionMs = deps.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS;
+  const bucketMs = cursorBucketMs(retentionMs);
+  return Math.min(now - (now % bucketMs) + bucketMs, cursor.issuedAt + retentionMs + 1);
 }
 
 type FeedDeps = ServiceDeps & { changesRetentionMs?: number | undefined };

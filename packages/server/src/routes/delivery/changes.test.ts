@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { ArticleListItem, Change } from '@folio/schema';
 import fc from 'fast-check';
-import { pruneChangeHistory } from '../../services/changes.ts';
+import { createMetrics } from '../../http/metrics.ts';
+import { cursorBucketMs, pruneChangeHistory } from '../../services/changes.ts';
 import { DIALECTS } from '../../test/databases.ts';
 import { createTestApp, newArticle, type TestApp } from '../../test/test-app.ts';
 
@@ -301,6 +302,33 @@ for (const dialect of DIALECTS) {
       assert.equal(page.changes.length, 1);
     });
 
+    test('a cursor from an earlier polling bucket is answered from the cache until the bucket ends', async () => {
+      const metrics = createMetrics();
+      const timed = await createTestApp(dialect, { metrics });
+      try {
+        const projectId = (await timed.createProject()).id;
+        const replica = { t: timed, projectId, key: await timed.createKey(projectId) };
+        await timed.putArticle(projectId, 'a', newArticle({ published: true }));
+        const cursor = await sync(replica, new Map());
+        const bucketMs = cursorBucketMs(RETENTION);
+        // The replica polls again hours later, with the cursor its last sync ended on.
+        timed.clock.advance(2 * bucketMs);
+        const first = await readChanges(replica, { since: cursor });
+        assert.notEqual(first.cursor, cursor, 'the cursor handed on carries the current bucket');
+        const hits = metrics.totals().cacheHits;
+        const again = await readChanges(replica, { since: cursor });
+        assert.equal(again.cursor, first.cursor);
+        assert.equal(metrics.totals().cacheHits - hits, 1, 'the second poll was answered from the cache');
+        // In the next bucket the answer differs: the kept one is past its time and not served.
+        timed.clock.advance(bucketMs);
+        const later = await readChanges(replica, { since: cursor });
+        assert.notEqual(later.cursor, first.cursor);
+        assert.equal((await readChanges(replica, { since: later.cursor })).cursor, later.cursor);
+      } finally {
+        await timed.close();
+      }
+    });
+
     test('the fast path answers a repeated incremental sync over a socket', async () => {
       // The fast path reads the real clock: start the test's clock there too.
       const live = await createTestApp(dialect, { clockStart: Date.now() });
@@ -320,6 +348,21 @@ for (const dialect of DIALECTS) {
         assert.equal(again.status, 200);
         assert.equal((await again.json()).data.cursor, cursor);
         assert.equal(hits() - before, 1);
+        // Polled in a later bucket, the cursor's answer is kept, and answered ready, until that
+        // bucket ends. Placed 30 s before its end: the key's check, kept a minute, outlives it.
+        const bucketMs = cursorBucketMs(RETENTION);
+        live.clock.advance(2 * bucketMs - (live.clock.now() % bucketMs) - 30_000);
+        // The key is checked again (on SQLite its touch moves the change token once more).
+        for (let i = 0; i < 2; i++) await (await get()).arrayBuffer();
+        const moved = (await (await get()).json()).data.cursor;
+        assert.notEqual(moved, cursor);
+        const fastBefore = hits();
+        assert.equal((await (await get()).json()).data.cursor, moved);
+        assert.equal(hits() - fastBefore, 1, 'answered ready on the fast path');
+        live.clock.advance(31_000);
+        const past = hits();
+        assert.notEqual((await (await get()).json()).data.cursor, moved);
+        assert.equal(hits() - past, 0, 'past its time, not served ready');
       } finally {
         await live.close();
       }

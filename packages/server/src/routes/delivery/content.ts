@@ -97,13 +97,16 @@ export function deliveryRoutes(
           const key = deliveryCacheKey(project.id, project.content_version, route.what(ask));
           const { answer } = route;
           if ('ready' in answer) {
-            // An answer that holds a time is cached only while it would be made the same again.
-            const fresh = route.freshUntil === undefined || deps.now() < route.freshUntil(ask);
+            // An answer that holds a time is kept only until it would be made differently.
+            const now = deps.now();
+            const expiresAt = route.freshUntil?.(deps, ask);
+            const kept = expiresAt === undefined || now < expiresAt;
             const build = async () => {
               const { data, pagination } = await answer.ready(deps, project, ask);
               return successJson(data, pagination);
             };
-            return sendJson(request, reply, cache, fresh ? key : undefined, build, looked);
+            const timed = expiresAt === undefined ? undefined : { now, expiresAt };
+            return sendJson(request, reply, cache, kept ? key : undefined, build, looked, timed);
           }
           answer.before(project);
           return sendJsonStream(

@@ -50,6 +50,12 @@ export interface DeliveryRoute extends CachedRoute {
   querystring?: TObject;
   /** The success answer's schema (serialization is the cached text's; this documents it). */
   response: TSchema;
+  /**
+   * For answers that hold a time (the changes feed's cursor): until when (epoch ms) an answer
+   * built now stays the same bytes. The cached answer carries it, and past it both paths build
+   * the answer anew.
+   */
+  freshUntil?(deps: DeliveryDeps, ask: DeliveryAsk): number;
   /** The answer in the preview perspective, for preview credentials: built anew every time. */
   preview: {
     /** Its schema, when it differs from the content key's answer. */
@@ -146,7 +152,7 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
         }),
     },
     what: ({ query }) => `changes:${query.limit}:${query.since ?? ''}`,
-    freshUntil: ({ query }) => changesFreshUntil(query.since as string | undefined),
+    freshUntil: (deps, { query }) => changesFreshUntil(deps, query.since as string | undefined),
     answer: {
       ready: (deps, project, { query }) =>
         listChanges(deps, project, {

@@ -25,6 +25,24 @@ describe('the change token', () => {
         await sql`insert into token_probe values (2)`.execute(database.db);
         assert.notEqual(await database.changeToken(), before);
       });
+
+      // SQLite only: PostgreSQL's token without its change feed is the cluster's WAL position,
+      // which other databases on the same server move at any time.
+      if (dialect === 'sqlite')
+        test('stays through a transaction that wrote nothing', async () => {
+          await sql`insert into token_probe values (1)`.execute(database.db);
+          const before = await database.changeToken();
+          await database.db.transaction().execute(async (trx) => {
+            await sql`select count(*) from token_probe`.execute(trx);
+            await sql`update token_probe set n = 5 where n = 4`.execute(trx);
+            await sql`delete from token_probe where n = 4 returning n`.execute(trx);
+          });
+          assert.equal(await database.changeToken(), before);
+          await database.db.transaction().execute(async (trx) => {
+            await sql`update token_probe set n = 5 where n = 1`.execute(trx);
+          });
+          assert.notEqual(await database.changeToken(), before, 'a row changed');
+        });
     });
   }
 });

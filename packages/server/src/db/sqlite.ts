@@ -110,19 +110,27 @@ function adaptDatabase(database: DatabaseSync, writes: { count: number }): Sqlit
 function adaptStatement(statement: StatementSync, writes: { count: number }): SqliteStatement {
   const names = statement.columns().map((column) => column.name);
   const reader = names.length > 0;
+  const sql = statement.sourceSQL;
   // Writes with RETURNING are readers too; counting every statement that is not a plain
-  // SELECT keeps the change token honest.
-  const writer = !/^\s*(select|pragma|explain)\b/i.test(statement.sourceSQL);
+  // SELECT keeps the change token honest. Two kinds are not counted: BEGIN and COMMIT, which
+  // change nothing themselves, and a row write that touched no row. The dispatcher and the
+  // scheduler poll in transactions that usually find nothing to do: counted, each poll sent
+  // the next cached answers of every key down the full path.
+  const control = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i.test(sql);
+  const rowWrite = /^\s*(insert|update|delete|replace)\b/i.test(sql);
+  const writer = !control && !/^\s*(select|pragma|explain)\b/i.test(sql);
   const toRow = rowBuilder(statement, names);
   return {
     reader,
     all: (parameters) => {
-      if (writer) writes.count++;
-      return statement.all(...bind(parameters)).map(toRow);
+      const rows = statement.all(...bind(parameters));
+      if (writer && (!rowWrite || rows.length > 0)) writes.count++;
+      return rows.map(toRow);
     },
     run: (parameters) => {
-      writes.count++;
-      return statement.run(...bind(parameters));
+      const result = statement.run(...bind(parameters));
+      if (writer && (!rowWrite || Number(result.changes) > 0)) writes.count++;
+      return result;
     },
     iterate: function* (parameters) {
       for (const row of statement.iterate(...bind(parameters))) yield toRow(row);

@@ -181,7 +181,14 @@ describe('database faults (postgres)', { skip: !DIALECTS.includes('postgres') },
           running = false;
         }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    // Four seconds of terminations at least, then on until five writes got through, within a
+    // bound: a slower machine gets fewer through each second, and what the test proves (nothing
+    // acknowledged is lost) needs acknowledged writes to check.
+    const started = Date.now();
+    const elapsed = () => Date.now() - started;
+    while (elapsed() < 4_000 || (acknowledged.length < 5 && elapsed() < 30_000)) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     running = false;
     await Promise.all(workers);
     await terminator.end();

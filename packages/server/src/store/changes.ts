@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import type { ArticleTombstoneRow, Database, PreviewTombstoneRow } from '../db/tables.ts';
 
 /**
@@ -145,16 +145,7 @@ export async function listChangesAfter(
     ])
     .where('project_id', '=', projectId)
     .where('change_seq', '>', Math.max(page.after, page.skipDeletesUpTo));
-  // Each side ordered and cut on its own first: PostgreSQL then walks each index for `limit`
-  // rows, where a UNION ALL ordered only as a whole read and sorted every article above the
-  // cursor, on every page of a first sync.
-  const rows = await db
-    .selectFrom(articles.orderBy('seq').limit(page.limit).as('a'))
-    .selectAll()
-    .unionAll(db.selectFrom(tombstones.orderBy('seq').limit(page.limit).as('t')).selectAll())
-    .orderBy('seq')
-    .limit(page.limit)
-    .execute();
+  const rows = await firstInOrder(db, articles, tombstones, page.limit);
   return rows.map((row) => ({ ...row, seq: Number(row.seq), published: Number(row.published) }));
 }
 
@@ -188,14 +179,7 @@ export async function listPreviewChangesAfter(
     .select(['id', 'preview_seq as seq', sql<number>`0`.as('present'), 'slug'])
     .where('project_id', '=', projectId)
     .where('preview_seq', '>', Math.max(page.after, page.skipDeletesUpTo));
-  // Each side ordered and cut on its own first, as in `listChangesAfter`.
-  const rows = await db
-    .selectFrom(articles.orderBy('seq').limit(page.limit).as('a'))
-    .selectAll()
-    .unionAll(db.selectFrom(tombstones.orderBy('seq').limit(page.limit).as('t')).selectAll())
-    .orderBy('seq')
-    .limit(page.limit)
-    .execute();
+  const rows = await firstInOrder(db, articles, tombstones, page.limit);
   return rows.map((row) => ({ ...row, seq: Number(row.seq), present: Number(row.present) }));
 }
 
@@ -213,4 +197,27 @@ export async function pruneTombstones(db: Kysely<Database>, before: number, batc
     pruned += Number(result.numAffectedRows ?? 0);
   }
   return pruned;
+}
+
+/**
+ * The first `limit` rows of two feeds' sides merged in `seq` order. Each side is ordered and cut
+ * on its own first: PostgreSQL then walks each index for `limit` rows, where a UNION ALL ordered
+ * only as a whole read and sorted every article above the cursor, on every page of a first sync.
+ */
+async function firstInOrder<Row extends { seq: unknown }>(
+  db: Kysely<Database>,
+  articles: SelectQueryBuilder<Database, keyof Database, Row>,
+  tombstones: SelectQueryBuilder<Database, keyof Database, Row>,
+  limit: number,
+): Promise<Row[]> {
+  const side = (query: SelectQueryBuilder<Database, keyof Database, Row>) =>
+    query.orderBy(sql.ref('seq')).limit(limit);
+  const rows = await db
+    .selectFrom(side(articles).as('a'))
+    .selectAll()
+    .unionAll(db.selectFrom(side(tombstones).as('t')).selectAll())
+    .orderBy(sql.ref('seq'))
+    .limit(limit)
+    .execute();
+  return rows as Row[];
 }

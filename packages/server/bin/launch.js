@@ -16,6 +16,9 @@ export const SOURCE_FLAGS = ['--conditions=folio-source', '--disable-warning=Exp
 /** Preloads the compile cache (see `compile-cache.js`): what an installed server starts with. */
 export const COMPILE_CACHE_FLAG = `--import=${pathToFileURL(path.join(here, 'compile-cache.js')).href}`;
 
+/** Holds the shape of `process.nextTick`'s tick objects from the start (see `tick-shape.js`). */
+const TICK_SHAPE_FLAG = `--import=${pathToFileURL(path.join(here, 'tick-shape.js')).href}`;
+
 // The heap (BENCHMARKS.md, How the delivery path works, "A heap sized for a server"): semi-spaces of 8 MB, since Node's default of 32 MB
 // buys no throughput on Folio's workloads and keeps far more resident under load; and for a
 // server an old generation bounded at 512 MB, since V8 sizes its growth steps by that bound (by
@@ -32,6 +35,7 @@ const SERVER_OLD_SPACE = '--max-old-space-size=512';
 export function serverFlags() {
   const extra = process.env.FOLIO_SERVER_NODE_FLAGS;
   return [
+    TICK_SHAPE_FLAG,
     COMPILE_CACHE_FLAG,
     ...SOURCE_FLAGS,
     SEMI_SPACE,

@@ -51,6 +51,11 @@ export interface DeliveryOptions {
   only?: string[];
   /** Servers on CPU 0, the load generator on CPU 1 (see `pinToCpu`). */
   pin?: boolean;
+  /**
+   * Folio and the bare server loaded at the same time, each by its own wrk, rather than one after
+   * the other: they then share one CPU at one speed (BENCHMARKS.md, "Delivery").
+   */
+  sideBySide?: boolean;
 }
 
 /** One case's medians over the runs, for Folio and for the bare server. */
@@ -81,6 +86,11 @@ export interface DeliveryReport {
   problems: string[];
   /** Pinned runs: the CPUs of the servers and of wrk, and one loop's time on each CPU at the start. */
   cpus: { server: number; load: number; speeds: number[] | undefined } | undefined;
+  /**
+   * Side by side only: the bare server against a second bare server, by-slug cached, the same
+   * way as each row (medians of the runs): how far from 1 the method itself puts two equals.
+   */
+  control: DeliveryRow | undefined;
 }
 
 interface DeliveryCase {
@@ -178,11 +188,14 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     ];
     const bare = await startBare([...captured.values()], store.dataDir);
     children.push(bare.child);
+    const twin = options.sideBySide ? await startBare([...captured.values()], store.dataDir) : undefined;
+    if (twin) children.push(twin.child);
     const cpuSpeeds = options.pin ? timeCpus() : undefined;
     const cpus = options.pin ? chooseCpus(cpuSpeeds) : undefined;
     if (cpus) {
       for (const target of new Set([folio, cold, limited])) pinToCpu(target.server.child.pid!, cpus.server);
       pinToCpu(bare.child.pid!, cpus.server);
+      if (twin) pinToCpu(twin.child.pid!, cpus.server);
       log(
         `servers on CPU ${cpus.server}, wrk on CPU ${cpus.load} (one loop: ${cpuSpeeds?.map((ms) => `${ms.toFixed(0)} ms`).join(', ') ?? 'not timed'})`,
       );
@@ -212,6 +225,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     for (const target of new Set([folio, cold, limited]))
       await runLoad(target.origin, target.server.child.pid!, cases[0]!.cold, warmUp);
     await runLoad(bare.origin, bare.child.pid!, cases[0]!.cold, warmUp);
+    if (twin) await runLoad(twin.origin, twin.child.pid!, cases[0]!.cold, warmUp);
     // The rate-limited server's cached answers, made by one request each before its rows.
     for (const benchCase of cases.filter((c) => c.rateLimited))
       await runLoad(limited.origin, limited.server.child.pid!, benchCase.cached, {
@@ -234,11 +248,13 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         const folioRuns: LoadResult[] = [];
         const bareRuns: LoadResult[] = [];
         for (let run = 0; run < options.runs; run++) {
-          // Alternating, so drift in the machine's load falls on both servers alike.
-          folioRuns.push(
-            await runLoad(target.origin, target.server.child.pid!, loadPlan, { ...load, metrics: true }),
+          const [folioRun, bareRun] = await measurePair(
+            () => runLoad(target.origin, target.server.child.pid!, loadPlan, { ...load, metrics: true }),
+            () => runLoad(bare.origin, bare.child.pid!, loadPlan, load),
+            options.sideBySide ?? false,
           );
-          bareRuns.push(await runLoad(bare.origin, bare.child.pid!, loadPlan, load));
+          folioRuns.push(folioRun);
+          bareRuns.push(bareRun);
         }
         const smallest = Math.min(...loadPlan.requests.map((r) => captured.get(r.path)!.body.byteLength));
         for (const [who, runs] of [
@@ -262,6 +278,29 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
       }
     }
     const readsPlan = cases[2]!.cached;
+    let control: DeliveryRow | undefined;
+    if (twin && (!options.only || options.only.some((part) => 'by-slug, cached'.includes(part)))) {
+      const load = { ...options, loadCpu };
+      const twinRuns: LoadResult[] = [];
+      const bareRuns: LoadResult[] = [];
+      for (let run = 0; run < options.runs; run++) {
+        const [twinRun, bareRun] = await measurePair(
+          () => runLoad(twin.origin, twin.child.pid!, readsPlan, load),
+          () => runLoad(bare.origin, bare.child.pid!, readsPlan, load),
+          true,
+        );
+        twinRuns.push(twinRun);
+        bareRuns.push(bareRun);
+      }
+      control = {
+        name: 'by-slug, cached: bare against a second bare server',
+        folio: median(twinRuns),
+        bare: median(bareRuns),
+      };
+      log(
+        `control, ${control.name}: ${control.folio.requestsPerSecond.toFixed(0)} req/s (${control.folio.cpuUsPerAnswer.toFixed(1)} µs) against ${control.bare.requestsPerSecond.toFixed(0)} req/s (${control.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
+      );
+    }
     const invalidBody =
       options.only && !options.only.some((part) => 'invalid body'.includes(part))
         ? undefined
@@ -293,6 +332,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
       schedulerIdle,
       problems,
       cpus: cpus && { ...cpus, speeds: cpuSpeeds },
+      control,
     };
   } finally {
     for (const child of children.reverse()) {
@@ -417,6 +457,19 @@ async function timeSitemap(
     clearInterval(sampler);
   }
   return { bytes, ttfbMs: middle(ttfb), totalMs: middle(total), rssMb: peakKb / 1024 };
+}
+
+/**
+ * One run of each load: at the same time (each server then gets about half of the CPU they
+ * share, at whatever speed it runs during those seconds), or one after the other.
+ */
+async function measurePair(
+  first: () => Promise<LoadResult>,
+  second: () => Promise<LoadResult>,
+  sideBySide: boolean,
+): Promise<[LoadResult, LoadResult]> {
+  if (sideBySide) return Promise.all([first(), second()]);
+  return [await first(), await second()];
 }
 
 function median(runs: LoadResult[]): LoadResult {

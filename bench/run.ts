@@ -22,7 +22,9 @@ import { benchWebhooks, type WebhookPass } from './webhooks.ts';
  * rows whose name contains one of them, e.g. `--only "by-slug, cached" --only 304`; not with
  * --write), --no-pin (by default the servers share the slower CPU and the load generator takes
  * the other, with taskset: the vCPUs of a shared machine may run at different speeds, and an
- * unpinned server's cost then depends on where the scheduler puts it; BENCHMARKS.md, "Delivery").
+ * unpinned server's cost then depends on where the scheduler puts it; BENCHMARKS.md, "Delivery"),
+ * --no-side-by-side (by default Folio and the bare server are loaded at the same time, each by its
+ * own wrk, so that both are measured at the same CPU speed; this runs them one after the other).
  * Flood (`flood`, not in the default set): a key holder asks one server for distinct URLs for
  * --duration seconds over --connections, on a catalogue of --flood-articles (default 1000).
  * Environment: BENCH_DATABASE_URL (also run on that PostgreSQL, in a schema of its own, dropped
@@ -48,6 +50,7 @@ const { values: flags, positionals: chosen } = parseArgs({
     'flood-articles': { type: 'string', default: '1000' },
     'postgres-only': { type: 'boolean', default: false },
     pin: { type: 'boolean', default: true },
+    'side-by-side': { type: 'boolean', default: true },
     only: { type: 'string', multiple: true },
   },
 });
@@ -87,6 +90,7 @@ if (runs('delivery')) {
           durationSeconds: Number(flags.duration),
           only,
           pin: flags.pin,
+          sideBySide: flags['side-by-side'],
         }),
       );
     }
@@ -196,6 +200,12 @@ function deliveryText(
             `${schedulerIdle.seqScansPerSecond.toFixed(2)} sequential scans/s of the articles table.`,
           ]
         : []),
+      ...(report.control
+        ? [
+            `The method's own error, ${report.control.name}: req/s ${(report.control.folio.requestsPerSecond / report.control.bare.requestsPerSecond).toFixed(2)},`,
+            `CPU ${(report.control.bare.cpuUsPerAnswer / report.control.folio.cpuUsPerAnswer).toFixed(2)} (${report.control.folio.cpuUsPerAnswer.toFixed(1)} µs against ${report.control.bare.cpuUsPerAnswer.toFixed(1)} µs; 1.00 is no error).`,
+          ]
+        : []),
       '',
       '| case | Folio req/s | p50 | p99 | Folio µs/answer | loop delay max | Folio RSS | bare req/s | bare µs/answer | req/s Folio/bare | CPU bare/Folio |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -247,8 +257,8 @@ function deliverySection(text: string, machine: string): string {
     "against 18 µs batched (wrk, 32 connections), and Folio's cached rows ran at up to 1.35 of it.",
     'Load: `wrk` (C, one thread; a Lua script sets the headers and, for the cold rows, cycles',
     'through the URLs) on 127.0.0.1, identity encoding, the connections and',
-    'seconds per run given below; each figure is the median of the runs (Folio and bare',
-    "alternate). Latency is wrk's. µs/answer is the CPU time (user + system, from",
+    `seconds per run given below; each figure is the median of the runs (Folio and bare ${flags['side-by-side'] ? 'side by side' : 'alternate'}).`,
+    "Latency is wrk's. µs/answer is the CPU time (user + system, from",
     '`/proc/<pid>/stat`) the server process spent during the run divided by the answers wrk got:',
     'what an answer costs the server, steadier than req/s on shared cores. "CPU bare/Folio" is the',
     "bare server's µs per answer over Folio's (1.00: Folio costs what a bare `node:http` server",
@@ -273,6 +283,17 @@ function deliverySection(text: string, machine: string): string {
           'wrk and the servers share the 2 cores (`--no-pin`), so a bare figure is the limit of this',
           'machine with this generator, not of `node:http`.',
         ]),
+    ...(flags['side-by-side']
+      ? [
+          'Folio and the bare server are loaded at the same time, each by its own wrk, on the CPU they',
+          'share (`--no-side-by-side` loads them one after the other): that CPU ran one server at 16 µs',
+          'an answer and, minutes later, at 22 µs, so two servers measured in turn could differ by the',
+          'CPU alone. Side by side each gets about half of the CPU at the same speed: req/s are about',
+          'half what one server alone answers, and their ratio, like the CPU ratio, compares what an',
+          "answer costs each. A control runs the bare server against a second bare server: the method's",
+          'own error, given above each table.',
+        ]
+      : []),
     `Each row: ${flags.runs} runs per server of ${flags.duration} s, ${flags.connections} connections (the sitemap 4), after an untimed`,
     'warm-up. The invalid-body run posts while a by-slug, cached load runs twice as long.',
     "A req/s ratio above 1 is not Folio answering faster than the bare server: the sitemap's 1.2 MB",

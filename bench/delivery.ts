@@ -272,7 +272,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         }
         const row = { name, folio: median(folioRuns), bare: median(bareRuns) };
         log(
-          `${name}: Folio ${row.folio.requestsPerSecond.toFixed(0)} req/s (${row.folio.cpuUsPerAnswer.toFixed(1)} µs CPU per answer), bare ${row.bare.requestsPerSecond.toFixed(0)} req/s (${row.bare.cpuUsPerAnswer.toFixed(1)} µs)${refusalText(row.folio.refusals)}`,
+          `${name}: Folio ${row.folio.requestsPerSecond.toFixed(0)} req/s (${row.folio.cpuUsPerAnswer.toFixed(1)} µs CPU per answer), bare ${row.bare.requestsPerSecond.toFixed(0)} req/s (${row.bare.cpuUsPerAnswer.toFixed(1)} µs); Folio GC ${gcText(row.folio.gc)}${refusalText(row.folio.refusals)}`,
         );
         rows.push(row);
       }
@@ -473,7 +473,7 @@ async function measurePair(
 }
 
 function median(runs: LoadResult[]): LoadResult {
-  const pick = (field: Exclude<keyof LoadResult, 'refusals'>) => middle(runs.map((r) => r[field]));
+  const pick = (field: Exclude<keyof LoadResult, 'refusals' | 'gc'>) => middle(runs.map((r) => r[field]));
   return {
     requestsPerSecond: pick('requestsPerSecond'),
     p50: pick('p50'),
@@ -489,6 +489,7 @@ function median(runs: LoadResult[]): LoadResult {
     errors: pick('errors'),
     // All runs': a refusal in any run is what the figure is for.
     refusals: sumRefusals(runs),
+    gc: medianGc(runs),
   };
 }
 
@@ -496,6 +497,21 @@ function median(runs: LoadResult[]): LoadResult {
 function refusalText(refusals: Record<string, number>): string {
   const parts = Object.entries(refusals).map(([reason, count]) => `${reason} ${count}`);
   return parts.length > 0 ? `; fast path refused ${parts.join(', ')}` : '';
+}
+
+function medianGc(runs: LoadResult[]): LoadResult['gc'] {
+  const measured = runs.flatMap((r) => (r.gc ? [r.gc] : []));
+  if (measured.length === 0) return undefined;
+  return {
+    scavenges: middle(measured.map((g) => g.scavenges)),
+    scavengeMs: middle(measured.map((g) => g.scavengeMs)),
+    majors: middle(measured.map((g) => g.majors)),
+  };
+}
+
+/** A row's garbage collections, for its log line and its table cell. */
+export function gcText(gc: LoadResult['gc']): string {
+  return gc ? `${gc.scavenges} × ${gc.scavengeMs.toFixed(1)} ms, ${gc.majors} major` : '–';
 }
 
 function sumRefusals(runs: LoadResult[]): Record<string, number> {

@@ -34,6 +34,12 @@ export interface LoadResult {
    * (`folio_fast_path_refusals_total`); a cached row should have none but its first.
    */
   refusals: Record<string, number>;
+  /**
+   * Folio only: its garbage collections during the run (prom-client's `nodejs_gc_duration_seconds`):
+   * scavenges, their mean pause in ms, and major collections. A process whose scavenges take
+   * milliseconds answers at a fraction of its usual rate (BENCHMARKS.md, "Delivery").
+   */
+  gc: { scavenges: number; scavengeMs: number; majors: number } | undefined;
 }
 
 /** A request to repeat (cached) or a list of requests to cycle through (cold). */
@@ -74,11 +80,9 @@ export async function runLoad(
       plan.requests,
     );
     const cpuMs = readCpuMs(serverPid) - cpuBefore;
-    const loop = options.metrics
-      ? await readLoopDelay(origin)
-      : { p99Ms: Number.NaN, maxMs: Number.NaN, refusals: {} };
+    const loop = options.metrics ? await readLoopDelay(origin) : undefined;
     const refusals: Record<string, number> = {};
-    for (const [reason, count] of Object.entries(loop.refusals)) {
+    for (const [reason, count] of Object.entries(loop?.refusals ?? {})) {
       const during = count - (before?.refusals[reason] ?? 0);
       if (during > 0) refusals[reason] = during;
     }
@@ -93,9 +97,21 @@ export async function runLoad(
       expected: total - result.failedStatus,
       total,
       errors: result.errors,
-      loopP99Ms: loop.p99Ms,
-      loopMaxMs: loop.maxMs,
+      loopP99Ms: loop?.p99Ms ?? Number.NaN,
+      loopMaxMs: loop?.maxMs ?? Number.NaN,
       refusals,
+      gc:
+        loop && before
+          ? {
+              scavenges: loop.gc.minorCount - before.gc.minorCount,
+              scavengeMs:
+                loop.gc.minorCount > before.gc.minorCount
+                  ? ((loop.gc.minorSeconds - before.gc.minorSeconds) * 1000) /
+                    (loop.gc.minorCount - before.gc.minorCount)
+                  : 0,
+              majors: loop.gc.majorCount - before.gc.majorCount,
+            }
+          : undefined,
     };
   } finally {
     clearInterval(sampler);
@@ -106,9 +122,12 @@ export async function runLoad(
  * Folio's event-loop delay since the last scrape, ms: prom-client's default metrics read a
  * `monitorEventLoopDelay` histogram (10 ms resolution) and reset it on every scrape.
  */
-export async function readLoopDelay(
-  origin: string,
-): Promise<{ p99Ms: number; maxMs: number; refusals: Record<string, number> }> {
+export async function readLoopDelay(origin: string): Promise<{
+  p99Ms: number;
+  maxMs: number;
+  refusals: Record<string, number>;
+  gc: { minorCount: number; minorSeconds: number; majorCount: number };
+}> {
   const response = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   const text = await response.text();
   if (!response.ok) throw new Error(`GET /metrics answered ${response.status}: ${text}`);
@@ -120,10 +139,20 @@ export async function readLoopDelay(
   for (const match of text.matchAll(/^folio_fast_path_refusals_total\{reason="(\w+)"\} (\S+)$/gm)) {
     refusals[match[1]!] = Number(match[2]);
   }
+  const gcFigure = (figure: 'count' | 'sum', kind: string) =>
+    Number(
+      new RegExp(`^nodejs_gc_duration_seconds_${figure}\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text)?.[1] ??
+        0,
+    );
   return {
     p99Ms: gauge('nodejs_eventloop_lag_p99_seconds'),
     maxMs: gauge('nodejs_eventloop_lag_max_seconds'),
     refusals,
+    gc: {
+      minorCount: gcFigure('count', 'minor'),
+      minorSeconds: gcFigure('sum', 'minor'),
+      majorCount: gcFigure('count', 'major'),
+    },
   };
 }
 

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { DEFAULT_RESPONSE_CACHE_MB } from '../packages/server/src/config.ts';
 import { primeCompileCache } from '../packages/server/src/test/server-process.ts';
-import { benchDelivery, type DeliveryReport, UNSPENT_RATE_LIMIT } from './delivery.ts';
+import { benchDelivery, type DeliveryReport, gcText, UNSPENT_RATE_LIMIT } from './delivery.ts';
 import { benchFlood, type FloodReport, floodText } from './flood.ts';
 import { timeHttpImport } from './http-import.ts';
 import { benchWebhooks, type WebhookPass } from './webhooks.ts';
@@ -167,6 +167,7 @@ function deliveryText(
         ms(row.folio.p99),
         row.folio.cpuUsPerAnswer.toFixed(1),
         `${row.folio.loopMaxMs.toFixed(0)} ms`,
+        gcText(row.folio.gc),
         `${row.folio.rssMb.toFixed(0)} MB`,
         rate(row.bare.requestsPerSecond),
         row.bare.cpuUsPerAnswer.toFixed(1),
@@ -207,8 +208,8 @@ function deliveryText(
           ]
         : []),
       '',
-      '| case | Folio req/s | p50 | p99 | Folio µs/answer | loop delay max | Folio RSS | bare req/s | bare µs/answer | req/s Folio/bare | CPU bare/Folio |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '| case | Folio req/s | p50 | p99 | Folio µs/answer | loop delay max | Folio GC | Folio RSS | bare req/s | bare µs/answer | req/s Folio/bare | CPU bare/Folio |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows.map((row) => `| ${row} |`),
       ...(invalidBody
         ? [
@@ -264,7 +265,10 @@ function deliverySection(text: string, machine: string): string {
     "bare server's µs per answer over Folio's (1.00: Folio costs what a bare `node:http` server",
     'costs). "loop delay max" is the largest event-loop delay of the Folio process over a run',
     "(prom-client's `nodejs_eventloop_lag_max_seconds`, 10 ms resolution, reset by a scrape of",
-    '`/metrics` before the run and read by one after; worst of the runs). RSS is the peak VmRSS of',
+    '`/metrics` before the run and read by one after; worst of the runs). "Folio GC" is the',
+    "process's garbage collections during a run, from the same scrapes (`nodejs_gc_duration_seconds`):",
+    'scavenges × their mean pause, and major collections (medians of the runs); a pause is wall-clock',
+    "time, which side by side includes the other server's turns on the CPU. RSS is the peak VmRSS of",
     'the server process during a run. "cached" repeats one URL; "cold" cycles through distinct URLs',
     '(50 list pages, 2,000 slugs) so no response is asked for twice in a row. "rate limit" rows ask',
     `a third Folio process started with \`FOLIO_RATE_LIMIT=${UNSPENT_RATE_LIMIT}\`, a budget the load never`,

@@ -245,17 +245,12 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         const name = `${benchCase.name}, ${mode}`;
         if (options.only && !options.only.some((part) => name.includes(part))) continue;
         const load = { ...options, connections: benchCase.connections ?? options.connections, loadCpu };
-        const folioRuns: LoadResult[] = [];
-        const bareRuns: LoadResult[] = [];
-        for (let run = 0; run < options.runs; run++) {
-          const [folioRun, bareRun] = await measurePair(
-            () => runLoad(target.origin, target.server.child.pid!, loadPlan, { ...load, metrics: true }),
-            () => runLoad(bare.origin, bare.child.pid!, loadPlan, load),
-            options.sideBySide ?? false,
-          );
-          folioRuns.push(folioRun);
-          bareRuns.push(bareRun);
-        }
+        const [folioRuns, bareRuns] = await measureRuns(
+          options.runs,
+          () => runLoad(target.origin, target.server.child.pid!, loadPlan, { ...load, metrics: true }),
+          () => runLoad(bare.origin, bare.child.pid!, loadPlan, load),
+          options.sideBySide ?? false,
+        );
         const smallest = Math.min(...loadPlan.requests.map((r) => captured.get(r.path)!.body.byteLength));
         for (const [who, runs] of [
           ['Folio', folioRuns],
@@ -281,17 +276,12 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     let control: DeliveryRow | undefined;
     if (twin && (!options.only || options.only.some((part) => 'by-slug, cached'.includes(part)))) {
       const load = { ...options, loadCpu };
-      const twinRuns: LoadResult[] = [];
-      const bareRuns: LoadResult[] = [];
-      for (let run = 0; run < options.runs; run++) {
-        const [twinRun, bareRun] = await measurePair(
-          () => runLoad(twin.origin, twin.child.pid!, readsPlan, load),
-          () => runLoad(bare.origin, bare.child.pid!, readsPlan, load),
-          true,
-        );
-        twinRuns.push(twinRun);
-        bareRuns.push(bareRun);
-      }
+      const [twinRuns, bareRuns] = await measureRuns(
+        options.runs,
+        () => runLoad(twin.origin, twin.child.pid!, readsPlan, load),
+        () => runLoad(bare.origin, bare.child.pid!, readsPlan, load),
+        true,
+      );
       control = {
         name: 'by-slug, cached: bare against a second bare server',
         folio: median(twinRuns),
@@ -460,16 +450,24 @@ async function timeSitemap(
 }
 
 /**
- * One run of each load: at the same time (each server then gets about half of the CPU they
- * share, at whatever speed it runs during those seconds), or one after the other.
+ * `runs` runs of each load, in pairs: each pair at the same time (each server then gets about
+ * half of the CPU they share, at whatever speed it runs during those seconds), or one after the
+ * other.
  */
-async function measurePair(
+async function measureRuns(
+  runs: number,
   first: () => Promise<LoadResult>,
   second: () => Promise<LoadResult>,
   sideBySide: boolean,
-): Promise<[LoadResult, LoadResult]> {
-  if (sideBySide) return Promise.all([first(), second()]);
-  return [await first(), await second()];
+): Promise<[LoadResult[], LoadResult[]]> {
+  const firsts: LoadResult[] = [];
+  const seconds: LoadResult[] = [];
+  for (let run = 0; run < runs; run++) {
+    const [a, b] = sideBySide ? await Promise.all([first(), second()]) : [await first(), await second()];
+    firsts.push(a);
+    seconds.push(b);
+  }
+  return [firsts, seconds];
 }
 
 function median(runs: LoadResult[]): LoadResult {

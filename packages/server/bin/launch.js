@@ -28,6 +28,14 @@ const TICK_SHAPE_FLAG = `--import=${pathToFileURL(path.join(here, 'tick-shape.js
 const SEMI_SPACE = '--max-semi-space-size=8';
 const SERVER_OLD_SPACE = '--max-old-space-size=512';
 
+// No allocation-site pretenuring in a server (BENCHMARKS.md, How the delivery path works, "A
+// heap sized for a server"). V8 decides from the objects that survive its minor collections
+// which allocation sites to allocate straight in the old generation, and a site so decided
+// gives it no more feedback to decide otherwise. What survives a start-up is not what survives
+// a server's steady state: some server processes went on, under load, with a full collection
+// every few minor ones, each minor one slow and promoting most of what it saw.
+const NO_PRETENURING = '--no-allocation-site-pretenuring';
+
 /**
  * The flags of a long-running server or worker process. `FOLIO_SERVER_NODE_FLAGS` (a JSON array,
  * e.g. `["--cpu-prof"]`) adds flags for profiling the servers of a test or a benchmark.
@@ -40,6 +48,7 @@ export function serverFlags() {
     ...SOURCE_FLAGS,
     SEMI_SPACE,
     SERVER_OLD_SPACE,
+    NO_PRETENURING,
     ...(extra ? JSON.parse(extra) : []),
   ];
 }

@@ -33,7 +33,7 @@ const SERVER_OLD_SPACE = '--max-old-space-size=512';
 // which allocation sites to allocate straight in the old generation, and a site so decided
 // gives it no more feedback to decide otherwise. What survives a start-up is not what survives
 // a server's steady state: some server processes went on, under load, with a full collection
-// every few minor ones, each minor one slow and promoting most of what it saw.
+// every few minor ones, each minor one slow and promoting much of what it saw.
 const NO_PRETENURING = '--no-allocation-site-pretenuring';
 
 /**

@@ -19,12 +19,13 @@ export const COMPILE_CACHE_FLAG = `--import=${pathToFileURL(path.join(here, 'com
 /** Holds the shape of `process.nextTick`'s tick objects from the start (see `tick-shape.js`). */
 const TICK_SHAPE_FLAG = `--import=${pathToFileURL(path.join(here, 'tick-shape.js')).href}`;
 
-// The heap (BENCHMARKS.md, How the delivery path works, "A heap sized for a server"): semi-spaces of 8 MB, since Node's default of 32 MB
-// buys no throughput on Folio's workloads and keeps far more resident under load; and for a
-// server an old generation bounded at 512 MB, since V8 sizes its growth steps by that bound (by
-// default a quarter of the machine's memory) and lets garbage pile up between full
-// collections. The live heap of a server is small (ready answers are kept outside it). Other
-// commands (an import holds its whole file) keep Node's default bound.
+// The heap (BENCHMARKS.md, How the delivery path works, "A heap sized for a server"):
+// semi-spaces of 8 MB, since Node's default of 32 MB buys no throughput on Folio's workloads
+// and keeps far more resident under load; and for a server an old generation bounded at
+// 512 MB, since V8 sizes its growth steps by that bound (by default a quarter of the machine's
+// memory) and lets garbage pile up between full collections. The live heap of a server is
+// small (ready answers are kept outside it). Other commands (an import holds its whole file)
+// keep Node's default bound.
 const SEMI_SPACE = '--max-semi-space-size=8';
 const SERVER_OLD_SPACE = '--max-old-space-size=512';
 

@@ -1,7 +1,7 @@
 import type { Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, createBrotliCompress, createGzip, gzip } from 'node:zlib';
-import { memoize } from './memoize.ts';
+import { memoizeLast } from './memoize.ts';
 
 /**
  * Compression of answers, in one place: which encoding a client gets, at what level, and from
@@ -47,7 +47,7 @@ export function negotiateEncoding(header: string | undefined): Encoding {
 }
 
 // Clients send the same few headers on every request; parsing one is most of a cached answer.
-const negotiated = memoize({ entries: 1_000, chars: 100_000 }, parseAcceptEncoding);
+const negotiated = memoizeLast({ entries: 1_000, chars: 100_000 }, parseAcceptEncoding);
 
 function parseAcceptEncoding(header: string): Encoding {
   const weights = new Map<string, number>();

@@ -31,7 +31,10 @@ export function heldTag(
   header: string | undefined,
 ): string | undefined {
   if (!header) return undefined;
-  if (header === tags.identity || header === tags.br || header === tags.gzip) return header;
+  // The tag's own string, not the header's: a map it then keys finds it without hashing it anew.
+  if (header === tags.identity) return tags.identity;
+  if (header === tags.br) return tags.br;
+  if (header === tags.gzip) return tags.gzip;
   if (header.trim() === '*') return tags.identity;
   const held = header.split(',').map((candidate) => candidate.trim().replace(/^W\//, ''));
   return [tags.identity, tags.br, tags.gzip].find((tag) => held.includes(tag));

@@ -9,7 +9,7 @@ import { readBearerToken } from './bearer.ts';
 import { DELIVERY_CACHE_CONTROL } from './caching.ts';
 import { type Encoding, MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.ts';
 import { heldTag } from './etag.ts';
-import { memoize } from './memoize.ts';
+import { memoize, memoizeLast } from './memoize.ts';
 import type { FastPathRefusal } from './metrics.ts';
 import { type Admitted, type FastAccounting, NO_FIELDS } from './request-accounting.ts';
 import { type CachedBody, deliveryCacheKey, type ResponseCache } from './response-cache.ts';
@@ -92,7 +92,7 @@ export function createFastPath(options: {
   const routeOf = memoize(ROUTE_BOUNDS, parseRoute);
   // The token of each Authorization header, parsed once. The token found is then the same
   // string every time, so the key checks' map finds it without hashing and comparing a new one.
-  const bearerOf = memoize(BEARER_BOUNDS, readBearerToken);
+  const bearerOf = memoizeLast(BEARER_BOUNDS, readBearerToken);
 
   const refused = (reason: FastPathRefusal) => {
     options.accounting.refused(reason);
@@ -251,7 +251,7 @@ function makeAnswer(
     'cache-control': DELIVERY_CACHE_CONTROL,
     vary: 'accept-encoding',
     etag: entry.tags[sentEncoding],
-    'content-length': body.length,
+    'content-length': String(body.length),
   };
   if (sentEncoding !== 'identity') headers['content-encoding'] = sentEncoding;
   return { status: 200, headers, body };

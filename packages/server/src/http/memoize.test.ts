@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { memoize } from './memoize.ts';
+import { memoize, memoizeLast } from './memoize.ts';
 
 describe('memoize', () => {
   test('computes each text once, undefined results included, and again once forgotten', () => {
@@ -36,5 +36,19 @@ describe('memoize', () => {
     parse('x'.repeat(11));
     parse('cccc');
     assert.deepEqual(computed.slice(4), ['x'.repeat(11), 'x'.repeat(11)], 'cccc was kept meanwhile');
+  });
+
+  test('with the last text in front: the same values, each text computed once', () => {
+    const computed: string[] = [];
+    const parse = memoizeLast({ entries: 10, chars: 1_000 }, (text) => {
+      computed.push(text);
+      return text === 'none' ? undefined : text.length;
+    });
+    const texts = ['abc', ['a', 'b', 'c'].join(''), 'none', 'none', 'four', 'abc', 'none', 'four'];
+    assert.deepEqual(
+      texts.map((text) => parse(text)),
+      [3, 3, undefined, undefined, 4, 3, undefined, 4],
+    );
+    assert.deepEqual(computed, ['abc', 'none', 'four']);
   });
 });

@@ -35,3 +35,22 @@ export function memoize<V>(bounds: MemoBounds, compute: (text: string) => V): (t
     return value as V;
   };
 }
+
+/**
+ * `memoize` with the last text and its value in front, for a header that most requests send with
+ * the same text (a website's one key, its browser's one `Accept-Encoding`). A map lookup hashes
+ * the new string of each request, character by character; comparing it with the last text costs
+ * a fraction of that (BENCHMARKS.md, How the delivery path works, "At most one lookup per request").
+ */
+export function memoizeLast<V>(bounds: MemoBounds, compute: (text: string) => V): (text: string) => V {
+  const memo = memoize(bounds, compute);
+  let lastText: string | undefined;
+  let lastValue: V;
+  return (text) => {
+    if (text !== lastText) {
+      lastValue = memo(text);
+      lastText = text;
+    }
+    return lastValue;
+  };
+}

@@ -91,6 +91,42 @@ for (const dialect of DIALECTS) {
       assert.equal(hitsOf(t) - hitsBefore, held.length + 1);
     });
 
+    test('a URL asked with other header fields than its last answer gets its own answer', async () => {
+      const first = await get('');
+      const body = await first.text();
+      const tag = first.headers.get('etag')!;
+      // Served ready twice: the URL's last answer is now known for these fields.
+      await (await get('')).arrayBuffer();
+      await (await get('')).arrayBuffer();
+      const hitsBefore = hitsOf(t);
+      const notModified = await get('', { 'if-none-match': tag });
+      assert.equal(notModified.status, 304);
+      const again = await get('');
+      assert.equal(again.status, 200);
+      assert.equal(await again.text(), body);
+      const secondKey = await t.createKey(projectId);
+      const otherKey = await fetch(`${base}/api/v1/projects/${projectId}/content`, {
+        headers: { authorization: `Bearer ${secondKey}`, 'accept-encoding': 'identity' },
+      });
+      assert.equal(otherKey.status, 200);
+      assert.equal(await otherKey.text(), body);
+      assert.equal((await get('', { authorization: 'Bearer folio_ck_not-a-key' })).status, 401);
+      assert.equal((await get('', { authorization: `Bearer ${key}` })).status, 200);
+      assert.ok(hitsOf(t) - hitsBefore >= 2, 'the 304 and the repeat were answered ready');
+    });
+
+    test('a key’s check is made again once it is a minute old, even for a URL it just read', async () => {
+      await (await get('')).arrayBuffer();
+      await (await get('')).arrayBuffer();
+      await (await get('')).arrayBuffer();
+      const hitsBefore = hitsOf(t);
+      t.clock.advance(61_000);
+      const checked = await get('');
+      assert.equal(checked.status, 200);
+      await checked.arrayBuffer();
+      assert.equal(hitsOf(t), hitsBefore, 'the full path checked the key');
+    });
+
     test('a revoked key is refused on the very next request', async () => {
       await get('');
       assert.equal((await get('')).status, 200);

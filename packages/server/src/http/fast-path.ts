@@ -104,7 +104,20 @@ export function createFastPath(options: {
     const route = routeOf(request.url ?? '');
     // Not a delivery route, or not in the form the fast path reads: nothing to count.
     if (!route) return undefined;
-    const header = request.headers.authorization;
+    const { headers } = request;
+    const last = route.last;
+    if (
+      last !== undefined &&
+      headers.authorization === last.authorization &&
+      headers['if-none-match'] === last.ifNoneMatch &&
+      headers['accept-encoding'] === last.acceptEncoding
+    ) {
+      const entry = options.cache.get(last.key);
+      if (entry?.tags === last.tags && options.keys.isRecent(last.check) && !expired(entry)) {
+        return { check: last.check, entry, route, prepared: last.prepared };
+      }
+    }
+    const header = headers.authorization;
     const bearer = header === undefined ? undefined : bearerOf(header);
     const check = bearer ? options.keys.recent(bearer) : undefined;
     // Only content keys' answers are ever cached: a preview answer is built for each request.
@@ -112,9 +125,13 @@ export function createFastPath(options: {
     if (!route.route.credentials.includes('content')) return refused('credential');
     const entry = options.cache.get(cacheKeyOf(route, check.project.content_version));
     if (!entry) return refused('entry');
-    // An answer that holds a time (a changes feed cursor) is built anew once it is past it.
-    if (entry.expiresAt !== undefined && options.now() >= entry.expiresAt) return refused('stale');
-    return { check, entry, route };
+    if (expired(entry)) return refused('stale');
+    return { check, entry, route, prepared: undefined };
+  }
+
+  // An answer that holds a time (a changes feed cursor) is built anew once it is past it.
+  function expired(entry: CachedBody): boolean {
+    return entry.expiresAt !== undefined && options.now() >= entry.expiresAt;
   }
 
   return {
@@ -142,10 +159,14 @@ export function createFastPath(options: {
       handOver('token', request, response, fullPath);
       return;
     }
-    const prepared = prepare(request, found.entry);
+    let prepared = found.prepared;
     if (!prepared) {
-      handOver('encoding', request, response, fullPath);
-      return;
+      prepared = prepare(request, found.entry);
+      if (!prepared) {
+        handOver('encoding', request, response, fullPath);
+        return;
+      }
+      remember(request, found, prepared);
     }
     const admitted = options.accounting.admit(request, found.check.keyId);
     if (admitted instanceof Promise) {
@@ -176,7 +197,7 @@ export function createFastPath(options: {
       prepared.status,
       fields === NO_FIELDS ? prepared.headers : { ...prepared.headers, ...fields },
     );
-    response.end(request.method === 'HEAD' ? undefined : prepared.body);
+    response.end(request.method === 'HEAD' ? undefined : bodyOf(found.entry, prepared));
     hits++;
     options.accounting.answered(found.route.route.url, request.method!, prepared.status, startedAt);
   }
@@ -197,13 +218,55 @@ interface Found {
   check: KeyCheck;
   entry: CachedBody;
   route: Route;
+  /** The answer, when the request is the same as the last its URL got. */
+  prepared: Prepared | undefined;
 }
 
-/** A ready answer to write. */
+/** A ready answer to write: its body is the entry's, in `encoding`. */
 interface Prepared {
   status: 200 | 304;
-  headers: Record<string, string | number>;
-  body: Buffer | undefined;
+  headers: Record<string, string>;
+  /** Undefined for a 304, which has no body. */
+  encoding: Encoding | undefined;
+}
+
+/**
+ * The last answer a URL got on the fast path, and the header fields it was given for. The next
+ * request of the URL with the same fields (a website's one key, its browser's one
+ * `Accept-Encoding`) gets the same answer without finding the key's check, the entry's answers
+ * or the encoding again; the entry is still asked of the cache, which counts the use. It holds
+ * no body: a memo of URLs may hold many of these, and the cache alone bounds the bytes kept.
+ */
+interface LastHit {
+  authorization: string;
+  ifNoneMatch: string | undefined;
+  acceptEncoding: string | undefined;
+  check: KeyCheck;
+  /** The cache key and the tags of the entry it was prepared from: a rebuilt entry is another. */
+  key: string;
+  tags: CachedBody['tags'];
+  prepared: Prepared;
+}
+
+/** Keeps what `request` was answered with as its URL's last hit (see `LastHit`). */
+function remember(request: IncomingMessage, found: Found, prepared: Prepared): void {
+  const { authorization } = request.headers;
+  const key = found.entry.key;
+  if (authorization === undefined || key === undefined) return;
+  found.route.last = {
+    authorization,
+    ifNoneMatch: request.headers['if-none-match'],
+    acceptEncoding: request.headers['accept-encoding'],
+    check: found.check,
+    key,
+    tags: found.entry.tags,
+    prepared,
+  };
+}
+
+function bodyOf(entry: CachedBody, prepared: Prepared): Buffer | undefined {
+  if (prepared.encoding === undefined) return undefined;
+  return prepared.encoding === 'identity' ? entry.body : entry.variants[prepared.encoding];
 }
 
 // An entry's answers, made once each: a hit then writes them without building headers anew.
@@ -238,7 +301,7 @@ function makeAnswer(
     return {
       status: 304,
       headers: { etag: matched, 'cache-control': DELIVERY_CACHE_CONTROL, vary: 'accept-encoding' },
-      body: undefined,
+      encoding: undefined,
     };
   }
   const bytes = encoding === 'identity' ? entry.body : entry.variants[encoding];
@@ -246,7 +309,7 @@ function makeAnswer(
   if (!bytes && entry.body.length >= MIN_COMPRESS_BYTES) return undefined;
   const body = bytes ?? entry.body;
   const sentEncoding = body === entry.body ? 'identity' : encoding;
-  const headers: Record<string, string | number> = {
+  const headers: Record<string, string> = {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': DELIVERY_CACHE_CONTROL,
     vary: 'accept-encoding',
@@ -254,7 +317,7 @@ function makeAnswer(
     'content-length': String(body.length),
   };
   if (sentEncoding !== 'identity') headers['content-encoding'] = sentEncoding;
-  return { status: 200, headers, body };
+  return { status: 200, headers, encoding: sentEncoding };
 }
 
 /** A delivery URL's project and the cache key part of what it asks for. */
@@ -267,6 +330,7 @@ interface Route {
    * so a hit neither concatenates nor hashes a new key.
    */
   key?: { version: number; text: string };
+  last?: LastHit;
 }
 
 function cacheKeyOf(route: Route, version: number): string {

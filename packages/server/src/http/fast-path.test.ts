@@ -115,6 +115,17 @@ for (const dialect of DIALECTS) {
       assert.ok(hitsOf(t) - hitsBefore >= 2, 'the 304 and the repeat were answered ready');
     });
 
+    test('after a write, a URL asked with the same fields is answered ready again at once', async () => {
+      for (let i = 0; i < 3; i++) await (await get('')).arrayBuffer();
+      await t.putArticle(projectId, 'a1', newArticle({ slug: 's1', title: 'Rewritten', published: true }));
+      // The first request after the commit re-checks the key and builds the new page.
+      const rebuilt = await get('');
+      assert.match(await rebuilt.text(), /Rewritten/);
+      const hitsBefore = hitsOf(t);
+      for (let i = 0; i < 3; i++) assert.match(await (await get('')).text(), /Rewritten/);
+      assert.ok(hitsOf(t) - hitsBefore >= 2, `answered ready: ${hitsOf(t) - hitsBefore} of 3`);
+    });
+
     test('a key’s check is made again once it is a minute old, even for a URL it just read', async () => {
       await (await get('')).arrayBuffer();
       await (await get('')).arrayBuffer();

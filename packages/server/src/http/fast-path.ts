@@ -112,21 +112,25 @@ export function createFastPath(options: {
       headers['if-none-match'] === last.ifNoneMatch &&
       headers['accept-encoding'] === last.acceptEncoding
     ) {
+      // The key's current check, not merely a recent one: once a commit moved the token, the
+      // first request re-checks the key on the full path, and the next finds the new check here.
       const entry = options.cache.get(last.key);
-      if (entry?.tags === last.tags && options.keys.isRecent(last.check) && !expired(entry)) {
-        return { check: last.check, entry, route, prepared: last.prepared };
+      if (entry?.tags === last.tags && options.keys.recent(last.bearer) === last.check && !expired(entry)) {
+        return { check: last.check, bearer: last.bearer, entry, route, prepared: last.prepared };
       }
     }
     const header = headers.authorization;
     const bearer = header === undefined ? undefined : bearerOf(header);
     const check = bearer ? options.keys.recent(bearer) : undefined;
     // Only content keys' answers are ever cached: a preview answer is built for each request.
-    if (check?.kind !== 'content' || check.project.id !== route.projectId) return refused('credential');
+    if (!bearer || check?.kind !== 'content' || check.project.id !== route.projectId) {
+      return refused('credential');
+    }
     if (!route.route.credentials.includes('content')) return refused('credential');
     const entry = options.cache.get(cacheKeyOf(route, check.project.content_version));
     if (!entry) return refused('entry');
     if (expired(entry)) return refused('stale');
-    return { check, entry, route, prepared: undefined };
+    return { check, bearer, entry, route, prepared: undefined };
   }
 
   // An answer that holds a time (a changes feed cursor) is built anew once it is past it.
@@ -216,6 +220,8 @@ export function createFastPath(options: {
 /** What a request found before the change token was read. */
 interface Found {
   check: KeyCheck;
+  /** The token the check was found by, as the bearer memo holds it. */
+  bearer: string;
   entry: CachedBody;
   route: Route;
   /** The answer, when the request is the same as the last its URL got. */
@@ -241,6 +247,7 @@ interface LastHit {
   authorization: string;
   ifNoneMatch: string | undefined;
   acceptEncoding: string | undefined;
+  bearer: string;
   check: KeyCheck;
   /** The cache key and the tags of the entry it was prepared from: a rebuilt entry is another. */
   key: string;
@@ -257,6 +264,7 @@ function remember(request: IncomingMessage, found: Found, prepared: Prepared): v
     authorization,
     ifNoneMatch: request.headers['if-none-match'],
     acceptEncoding: request.headers['accept-encoding'],
+    bearer: found.bearer,
     check: found.check,
     key,
     tags: found.entry.tags,

@@ -25,8 +25,6 @@ export interface KeyChecks {
    * token has not moved since (the fast path does, for a whole batch at once).
    */
   recent(bearer: string): KeyCheck | undefined;
-  /** Whether `check` is still recent enough to reuse (what `recent` requires). */
-  isRecent(check: KeyCheck): boolean;
 }
 
 export function createKeyChecks(deps: ServiceDeps, watch: ChangeWatch | undefined): KeyChecks {
@@ -34,18 +32,13 @@ export function createKeyChecks(deps: ServiceDeps, watch: ChangeWatch | undefine
   // as much as the rest of a cached answer.
   const checks = new Map<string, KeyCheck>();
 
-  function isRecent(check: KeyCheck): boolean {
-    return deps.now() - check.lastUsedAt < RECHECK_MS;
-  }
-
   function recent(bearer: string): KeyCheck | undefined {
     const check = checks.get(bearer);
-    return check && isRecent(check) ? check : undefined;
+    return check && deps.now() - check.lastUsedAt < RECHECK_MS ? check : undefined;
   }
 
   return {
     recent,
-    isRecent,
     async authenticate(bearer, projectId) {
       if (!watch || !bearer) return authenticateContentKey(deps, bearer, projectId);
       // Read before the lookup: a write racing the lookup leaves the kept check already stale.

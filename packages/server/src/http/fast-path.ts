@@ -239,9 +239,10 @@ interface Prepared {
 /**
  * The last answer a URL got on the fast path, and the header fields it was given for. The next
  * request of the URL with the same fields (a website's one key, its browser's one
- * `Accept-Encoding`) gets the same answer without finding the key's check, the entry's answers
- * or the encoding again; the entry is still asked of the cache, which counts the use. It holds
- * no body: a memo of URLs may hold many of these, and the cache alone bounds the bytes kept.
+ * `Accept-Encoding`) gets the same answer without parsing its fields or finding the entry's
+ * answers again, while the key's check is still the current one; the entry is still asked of the
+ * cache, which counts the use. It holds no body: a memo of URLs may hold many of these, and the
+ * cache alone bounds the bytes kept.
  */
 interface LastHit {
   authorization: string;

@@ -104,38 +104,17 @@ export function createFastPath(options: {
     const route = routeOf(request.url ?? '');
     // Not a delivery route, or not in the form the fast path reads: nothing to count.
     if (!route) return undefined;
-    const { headers } = request;
-    const last = route.last;
-    if (
-      last !== undefined &&
-      headers.authorization === last.authorization &&
-      headers['if-none-match'] === last.ifNoneMatch &&
-      headers['accept-encoding'] === last.acceptEncoding
-    ) {
-      // The key's current check, not merely a recent one: once a commit moved the token, the
-      // first request re-checks the key on the full path, and the next finds the new check here.
-      const entry = options.cache.get(last.key);
-      if (entry?.tags === last.tags && options.keys.recent(last.bearer) === last.check && !expired(entry)) {
-        return { check: last.check, bearer: last.bearer, entry, route, prepared: last.prepared };
-      }
-    }
-    const header = headers.authorization;
+    const header = request.headers.authorization;
     const bearer = header === undefined ? undefined : bearerOf(header);
     const check = bearer ? options.keys.recent(bearer) : undefined;
     // Only content keys' answers are ever cached: a preview answer is built for each request.
-    if (!bearer || check?.kind !== 'content' || check.project.id !== route.projectId) {
-      return refused('credential');
-    }
+    if (check?.kind !== 'content' || check.project.id !== route.projectId) return refused('credential');
     if (!route.route.credentials.includes('content')) return refused('credential');
     const entry = options.cache.get(cacheKeyOf(route, check.project.content_version));
     if (!entry) return refused('entry');
-    if (expired(entry)) return refused('stale');
-    return { check, bearer, entry, route, prepared: undefined };
-  }
-
-  // An answer that holds a time (a changes feed cursor) is built anew once it is past it.
-  function expired(entry: CachedBody): boolean {
-    return entry.expiresAt !== undefined && options.now() >= entry.expiresAt;
+    // An answer that holds a time (a changes feed cursor) is built anew once it is past it.
+    if (entry.expiresAt !== undefined && options.now() >= entry.expiresAt) return refused('stale');
+    return { check, entry, route };
   }
 
   return {
@@ -163,14 +142,10 @@ export function createFastPath(options: {
       handOver('token', request, response, fullPath);
       return;
     }
-    let prepared = found.prepared;
+    const prepared = prepare(request, found.entry);
     if (!prepared) {
-      prepared = prepare(request, found.entry);
-      if (!prepared) {
-        handOver('encoding', request, response, fullPath);
-        return;
-      }
-      remember(request, found, prepared);
+      handOver('encoding', request, response, fullPath);
+      return;
     }
     const admitted = options.accounting.admit(request, found.check.keyId);
     if (admitted instanceof Promise) {
@@ -201,7 +176,7 @@ export function createFastPath(options: {
       prepared.status,
       fields === NO_FIELDS ? prepared.headers : { ...prepared.headers, ...fields },
     );
-    response.end(request.method === 'HEAD' ? undefined : bodyOf(found.entry, prepared));
+    response.end(request.method === 'HEAD' ? undefined : prepared.body);
     hits++;
     options.accounting.answered(found.route.route.url, request.method!, prepared.status, startedAt);
   }
@@ -220,62 +195,15 @@ export function createFastPath(options: {
 /** What a request found before the change token was read. */
 interface Found {
   check: KeyCheck;
-  /** The token the check was found by, as the bearer memo holds it. */
-  bearer: string;
   entry: CachedBody;
   route: Route;
-  /** The answer, when the request is the same as the last its URL got. */
-  prepared: Prepared | undefined;
 }
 
-/** A ready answer to write: its body is the entry's, in `encoding`. */
+/** A ready answer to write. */
 interface Prepared {
   status: 200 | 304;
-  headers: Record<string, string>;
-  /** Undefined for a 304, which has no body. */
-  encoding: Encoding | undefined;
-}
-
-/**
- * The last answer a URL got on the fast path, and the header fields it was given for. The next
- * request of the URL with the same fields (a website's one key, its browser's one
- * `Accept-Encoding`) gets the same answer without parsing its fields or finding the entry's
- * answers again, while the key's check is still the current one; the entry is still asked of the
- * cache, which counts the use. It holds no body: a memo of URLs may hold many of these, and the
- * cache alone bounds the bytes kept.
- */
-interface LastHit {
-  authorization: string;
-  ifNoneMatch: string | undefined;
-  acceptEncoding: string | undefined;
-  bearer: string;
-  check: KeyCheck;
-  /** The cache key and the tags of the entry it was prepared from: a rebuilt entry is another. */
-  key: string;
-  tags: CachedBody['tags'];
-  prepared: Prepared;
-}
-
-/** Keeps what `request` was answered with as its URL's last hit (see `LastHit`). */
-function remember(request: IncomingMessage, found: Found, prepared: Prepared): void {
-  const { authorization } = request.headers;
-  const key = found.entry.key;
-  if (authorization === undefined || key === undefined) return;
-  found.route.last = {
-    authorization,
-    ifNoneMatch: request.headers['if-none-match'],
-    acceptEncoding: request.headers['accept-encoding'],
-    bearer: found.bearer,
-    check: found.check,
-    key,
-    tags: found.entry.tags,
-    prepared,
-  };
-}
-
-function bodyOf(entry: CachedBody, prepared: Prepared): Buffer | undefined {
-  if (prepared.encoding === undefined) return undefined;
-  return prepared.encoding === 'identity' ? entry.body : entry.variants[prepared.encoding];
+  headers: Record<string, string | number>;
+  body: Buffer | undefined;
 }
 
 // An entry's answers, made once each: a hit then writes them without building headers anew.
@@ -310,7 +238,7 @@ function makeAnswer(
     return {
       status: 304,
       headers: { etag: matched, 'cache-control': DELIVERY_CACHE_CONTROL, vary: 'accept-encoding' },
-      encoding: undefined,
+      body: undefined,
     };
   }
   const bytes = encoding === 'identity' ? entry.body : entry.variants[encoding];
@@ -318,7 +246,7 @@ function makeAnswer(
   if (!bytes && entry.body.length >= MIN_COMPRESS_BYTES) return undefined;
   const body = bytes ?? entry.body;
   const sentEncoding = body === entry.body ? 'identity' : encoding;
-  const headers: Record<string, string> = {
+  const headers: Record<string, string | number> = {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': DELIVERY_CACHE_CONTROL,
     vary: 'accept-encoding',
@@ -326,7 +254,7 @@ function makeAnswer(
     'content-length': String(body.length),
   };
   if (sentEncoding !== 'identity') headers['content-encoding'] = sentEncoding;
-  return { status: 200, headers, encoding: sentEncoding };
+  return { status: 200, headers, body };
 }
 
 /** A delivery URL's project and the cache key part of what it asks for. */
@@ -339,7 +267,6 @@ interface Route {
    * so a hit neither concatenates nor hashes a new key.
    */
   key?: { version: number; text: string };
-  last?: LastHit;
 }
 
 function cacheKeyOf(route: Route, version: number): string {

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import {
   type RateLimiterAbstract,
   RateLimiterMemory,
@@ -158,7 +158,9 @@ const REDIS_CONNECT_MS = 2_000;
 
 /** Connects, waiting up to a moment for Redis so that budgets hold from the first request. */
 async function connectRedis(url: string, warn: RateLimitOptions['warn']): Promise<Redis> {
-  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  // Loaded only when a Redis is configured: a server without one has no use for the client.
+  const { Redis: RedisClient } = await import('ioredis');
+  const client = new RedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   // Reconnection is ioredis's own; each failed command is reported through `outage`.
   client.on('error', () => {});
   const ready = await new Promise<boolean>((resolve) => {

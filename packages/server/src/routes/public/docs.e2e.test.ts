@@ -10,10 +10,10 @@ const skip = chromiumMissing('the API reference browser test');
 // Screenshots for a reviewer; test-results/ is gitignored.
 const SHOTS = new URL('../../../../../test-results/docs/', import.meta.url);
 
-/** Whether `text` is visible on `page` within a moment. */
+/** Whether `text` is visible on `page` within a moment, wherever it is (navigation or content). */
 async function shows(page: Page, text: string): Promise<boolean> {
   try {
-    await page.getByText(text, { exact: true }).first().waitFor({ state: 'visible', timeout: 3_000 });
+    await page.getByText(text, { exact: true }).filter({ visible: true }).first().waitFor({ timeout: 3_000 });
     return true;
   } catch {
     return false;

@@ -168,10 +168,14 @@ describe('database faults (postgres)', { skip: !DIALECTS.includes('postgres') },
            where datname = current_database() and pid <> pg_backend_pid()`,
         );
         terminations += Number(rows[0]!.n);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        // Every 100 ms for the first seconds; then more slowly, so that on a machine where a
+        // write takes longer than that some still get through between terminations.
+        await new Promise((resolve) => setTimeout(resolve, elapsed() < 4_000 ? 100 : 400));
       }
     };
 
+    const started = Date.now();
+    const elapsed = () => Date.now() - started;
     // The first failure stops every loop, and is the test's.
     const failures: unknown[] = [];
     const workers = [...Array.from({ length: 6 }, (_, n) => writer(n)), reader(), reader(), terminate()].map(
@@ -184,8 +188,6 @@ describe('database faults (postgres)', { skip: !DIALECTS.includes('postgres') },
     // Four seconds of terminations at least, then on until five writes got through, within a
     // bound: a slower machine gets fewer through each second, and what the test proves (nothing
     // acknowledged is lost) needs acknowledged writes to check.
-    const started = Date.now();
-    const elapsed = () => Date.now() - started;
     while (elapsed() < 4_000 || (acknowledged.length < 5 && elapsed() < 30_000)) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

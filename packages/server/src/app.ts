@@ -1,4 +1,4 @@
-import http from 'node:http';
+import type http from 'node:http';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { blocksJsonSchema } from '@folio/schema';
@@ -21,6 +21,7 @@ import { createMetricsHistory } from './http/metrics-history.ts';
 import { createRateLimits, type RateLimits } from './http/rate-limits.ts';
 import { createRequestAccounting } from './http/request-accounting.ts';
 import { createResponseCache } from './http/response-cache.ts';
+import { createHttpServer } from './http/server.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { deliveryRoutes } from './routes/delivery/content.ts';
@@ -127,12 +128,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       : undefined;
 
   const app = Fastify({
-    ...(fastPath
-      ? {
-          serverFactory: (handler: http.RequestListener) =>
-            http.createServer((request, response) => fastPath.serve(request, response, handler)),
-        }
-      : {}),
+    serverFactory: (handler: http.RequestListener) =>
+      createHttpServer(
+        fastPath ? (request, response) => fastPath.serve(request, response, handler) : handler,
+      ),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,

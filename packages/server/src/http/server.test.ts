@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
+
+const hitsOf = (t: TestApp) => (t.app as unknown as { fastPathHits: () => number }).fastPathHits();
+
+// The shape V8 gives an object follows its own properties and their order: what is compared here.
+const shapeOf = (value: object) => Reflect.ownKeys(value).map(String).join(' ');
+
+describe('responses and sockets take one shape whichever path answers', () => {
+  let t: TestApp;
+  let base: string;
+  let projectId: string;
+  let key: string;
+  const seen: Array<{ url: string; status: number; response: string; socket: string }> = [];
+
+  before(async () => {
+    t = await createTestApp('sqlite', { clockStart: Date.now() });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    projectId = (await t.createProject({ websiteUrl: 'https://www.example.com' })).id;
+    key = await t.createKey(projectId);
+    await t.putArticle(projectId, 'a1', newArticle({ slug: 's1', published: true }));
+    // Taken once each answer is written, after what either path adds to either object.
+    t.app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      const socket = request.socket;
+      response.once('finish', () => {
+        seen.push({
+          url: request.url!,
+          status: response.statusCode,
+          response: shapeOf(response),
+          socket: shapeOf(socket),
+        });
+      });
+    });
+  });
+  after(() => t.close());
+
+  // A fresh connection for each, so each socket has served one path only.
+  const get = (path: string, authorization = `Bearer ${key}`) =>
+    fetch(`${base}${path}`, { headers: { authorization, connection: 'close' } });
+
+  test('a fast answer, a framework answer that sets its status and a refused key match', async () => {
+    const slug = `/api/v1/projects/${projectId}/content/by-slug/s1`;
+    // The first use of a key records its use: a write, so the next request takes the full path too.
+    for (let i = 0; i < 3; i++) assert.equal((await get(slug)).status, 200);
+    const hits = hitsOf(t);
+    assert.equal((await get(slug)).status, 200);
+    assert.equal(hitsOf(t), hits + 1, 'answered on the fast path');
+    // The framework's 404 sets the status before the head is written; a wrong key's 401 reads the
+    // client's address for the failed-authentication budget.
+    assert.equal((await get('/no-such-route')).status, 404);
+    assert.equal((await get(slug, 'Bearer folio_ck_wrong')).status, 401);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    const fast = seen.at(-3)!;
+    assert.equal(fast.url, slug);
+    for (const other of seen.slice(-2)) {
+      assert.equal(other.response, fast.response, `response of ${other.status}`);
+      assert.equal(other.socket, fast.socket, `socket of ${other.status}`);
+    }
+    assert.deepEqual(
+      seen.slice(-2).map((s) => s.status),
+      [404, 401],
+    );
+  });
+});

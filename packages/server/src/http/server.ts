@@ -1,0 +1,41 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * Folio's HTTP server, whose responses and sockets each take one shape whichever path answers.
+ *
+ * V8 gives an object a hidden class by the properties it has and the order they were added in,
+ * and Node's HTTP code (writing a head, ending a response, writing to a socket) is compiled for
+ * the classes it has met. Left alone, the two paths make two of each: the framework sets a
+ * response's `statusCode` before its `statusMessage` when a route sets a status, a fast answer
+ * the other way round; a socket whose client address was read (logs, rate limits) carries
+ * `_peername`, one that only took fast answers does not. Once both kinds have passed, that code
+ * handles two classes on every answer, fast ones included (BENCHMARKS.md, How the delivery path
+ * works, "One shape per object").
+ */
+export function createHttpServer(listener: http.RequestListener): http.Server {
+  const server = http.createServer({ ServerResponse: FolioResponse as typeof http.ServerResponse }, listener);
+  server.on('connection', readPeer);
+  return server;
+}
+
+// Node constructs a response with its options (high-water mark, body checks) as a second
+// argument, which its type declarations leave out.
+const NodeResponse = http.ServerResponse as unknown as new (
+  request: http.IncomingMessage,
+  options?: object,
+) => http.ServerResponse;
+
+class FolioResponse extends NodeResponse {
+  constructor(request: http.IncomingMessage, options?: object) {
+    super(request, options);
+    // Both own properties from the start, in one order; Node keeps their defaults on the prototype.
+    this.statusCode = 200;
+    this.statusMessage = undefined as unknown as string;
+  }
+}
+
+function readPeer(socket: Socket): void {
+  // Reading the address keeps it on the socket (`_peername`), so every socket has it from the start.
+  void socket.remoteAddress;
+}

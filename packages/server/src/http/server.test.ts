@@ -42,7 +42,7 @@ describe('responses and sockets take one shape whichever path answers', () => {
   const get = (path: string, authorization = `Bearer ${key}`) =>
     fetch(`${base}${path}`, { headers: { authorization, connection: 'close' } });
 
-  test('a fast answer, a framework answer that sets its status and a refused key match', async () => {
+  test('a fast answer, a framework 404 and a refused key leave the same properties in one order', async () => {
     const slug = `/api/v1/projects/${projectId}/content/by-slug/s1`;
     // The first use of a key records its use: a write, so the next request takes the full path too.
     for (let i = 0; i < 3; i++) assert.equal((await get(slug)).status, 200);

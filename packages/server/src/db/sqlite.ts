@@ -50,10 +50,17 @@ export function openSqlite(file: string, synchronous: SqliteSynchronous = 'norma
   const writes = { count: 0 };
   const dataVersion = database.prepare('PRAGMA data_version');
   const walHeader = file === ':memory:' ? () => undefined : createWalHeaderReader(file);
+  // The same string while neither part moved (see `createWalHeaderReader`).
+  let last = { version: undefined as string | number | undefined, writes: -1, token: '' };
   return {
     dialect: new ImmediateSqliteDialect({ database: adaptDatabase(database, writes) }),
-    changeToken: () =>
-      `${walHeader() ?? (dataVersion.get() as { data_version: number }).data_version}:${writes.count}`,
+    changeToken: () => {
+      const version = walHeader() ?? (dataVersion.get() as { data_version: number }).data_version;
+      if (version !== last.version || writes.count !== last.writes) {
+        last = { version, writes: writes.count, token: `${version}:${writes.count}` };
+      }
+      return last.token;
+    },
   };
 }
 

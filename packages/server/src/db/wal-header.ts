@@ -16,13 +16,12 @@ const HEADER_BYTES = 48;
  * among them.
  */
 export function createWalHeaderReader(databaseFile: string): () => string | undefined {
-  const words = new Uint32Array(HEADER_BYTES / 4);
-  const header = Buffer.from(words.buffer);
+  const header = Buffer.alloc(HEADER_BYTES);
   // The last header read and its text, which is returned again, the same string, while the
   // header stays: the fast path compares the token of each cached answer with the one its key
   // was checked under, and two strings of one text compare character by character, a string
   // with itself at once.
-  const last = new Uint32Array(HEADER_BYTES / 4);
+  const last = Buffer.alloc(HEADER_BYTES);
   let lastText: string | undefined;
   let fd: number | undefined;
   return () => {
@@ -34,15 +33,10 @@ export function createWalHeaderReader(databaseFile: string): () => string | unde
       }
     }
     if (fs.readSync(fd, header, 0, HEADER_BYTES, 0) !== HEADER_BYTES) return undefined;
-    if (lastText === undefined || !sameWords(words, last)) {
-      last.set(words);
+    if (lastText === undefined || !header.equals(last)) {
+      header.copy(last);
       lastText = header.toString('latin1');
     }
     return lastText;
   };
-}
-
-function sameWords(a: Uint32Array, b: Uint32Array): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
+import { createHttpServer } from './server.ts';
 
 const hitsOf = (t: TestApp) => (t.app as unknown as { fastPathHits: () => number }).fastPathHits();
 
@@ -65,5 +66,31 @@ describe('responses and sockets take one shape whichever path answers', () => {
       seen.slice(-2).map((s) => s.status),
       [404, 401],
     );
+  });
+});
+
+describe('a request without a body', () => {
+  test('arrives with its body already ended; one with a body still streams it', async () => {
+    const arrived: Array<{ method: string; ended: boolean; body: string }> = [];
+    const server = createHttpServer(async (request, response) => {
+      const ended = request.readableEnded;
+      let body = '';
+      if (!ended) for await (const chunk of request) body += chunk;
+      arrived.push({ method: request.method!, ended, body });
+      response.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      assert.equal(await (await fetch(`${base}/read`)).text(), 'ok');
+      assert.equal(await (await fetch(`${base}/write`, { method: 'POST', body: 'a body' })).text(), 'ok');
+      assert.deepEqual(arrived, [
+        // No stream events to schedule and emit for a read: the cost every cached answer skips.
+        { method: 'GET', ended: true, body: '' },
+        { method: 'POST', ended: false, body: 'a body' },
+      ]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

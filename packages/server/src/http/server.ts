@@ -14,7 +14,17 @@ import type { Socket } from 'node:net';
  * works, "One shape per object").
  */
 export function createHttpServer(listener: http.RequestListener): http.Server {
-  const server = http.createServer({ ServerResponse: FolioResponse as typeof http.ServerResponse }, listener);
+  const server = http.createServer(
+    {
+      ServerResponse: FolioResponse as typeof http.ServerResponse,
+      // A request without a body (no Content-Length, no Transfer-Encoding: every read) skips the
+      // readable stream's end and close events, which nothing in Folio listens for on such a
+      // request (BENCHMARKS.md, How the delivery path works, "No stream for a request without
+      // a body"). Node before 24.12 ignores the option.
+      optimizeEmptyRequests: true,
+    },
+    listener,
+  );
   server.on('connection', readPeer);
   return server;
 }

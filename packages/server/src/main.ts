@@ -53,8 +53,8 @@ export async function start(config: Config): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   dispatcher.start();
   scheduler.start();
-  printBanner(config, adminCredential.generatedToken, demo);
-
+  // Before the banner: whoever reads "Folio is running" may stop it at once, and a SIGTERM that
+  // finds no handler ends the process without its shutdown.
   onSignals(
     logger,
     async () => {
@@ -66,6 +66,7 @@ export async function start(config: Config): Promise<void> {
     },
     SHUTDOWN_GRACE_MS,
   );
+  printBanner(config, adminCredential.generatedToken, demo);
 }
 
 function printBanner(

@@ -12,7 +12,7 @@ export async function startWorker(config: Config): Promise<void> {
   const { logger, database, changeFeed, dispatcher, scheduler } = await openRuntime(config, false);
   dispatcher.start();
   scheduler.start();
-  logger.info('worker running: webhook deliveries and publishing schedules');
+  // Before saying it runs, as `folio start` does before its banner (see main.ts).
   onSignals(
     logger,
     async () => {
@@ -23,6 +23,7 @@ export async function startWorker(config: Config): Promise<void> {
     },
     SHUTDOWN_GRACE_MS,
   );
+  logger.info('worker running: webhook deliveries and publishing schedules');
 }
 
 if (import.meta.main) {

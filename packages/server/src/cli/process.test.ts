@@ -166,6 +166,7 @@ describe('folio start as a real process', () => {
       exited.then(() => false),
       new Promise<false>((resolve) => setTimeout(() => resolve(false), 20_000).unref()),
     ]);
+    if (!started) child.kill('SIGKILL');
     assert.ok(started, `did not start:\n${output}`);
     assert.equal(await exited, 0, output);
     assert.match(output, /Admin token \(shown once/);

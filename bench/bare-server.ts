@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import v8 from 'node:v8';
+import pg from 'pg';
+import { compress } from '../packages/server/src/http/compression.ts';
 
 /**
  * The runtime's limit: a bare `node:http` server answering pre-built bytes. Run as a child:
@@ -15,6 +17,22 @@ import v8 from 'node:v8';
  * the same reason it takes the option Folio's server takes, `optimizeEmptyRequests`.
  */
 
+/**
+ * What a primed bare server does before it listens: the kinds of I/O a server's process does
+ * besides answering HTTP. Node's event and stream code (`emit`, `_addListener`, the socket write
+ * path) is shared by all of them, and V8's inline caches in it see every kind of object that
+ * passed through (BENCHMARKS.md, How the delivery path works, "Why the process matters"). A
+ * primed bare server measures that share of a server's cost, which no code on the answer's path
+ * can remove; the clean bare server stays the limit every row is given against.
+ */
+export interface Priming {
+  /** Brotli compressions of its answers, by Folio's own compression call. */
+  compressions: number;
+  /** PostgreSQL: queries through a pool kept open, then one a second, as a server's scheduler polls. */
+  databaseUrl?: string;
+  queries: number;
+}
+
 /** One response captured from Folio, answered again byte for byte. */
 export interface CapturedResponse {
   path: string;
@@ -24,8 +42,9 @@ export interface CapturedResponse {
 }
 
 if (import.meta.main) {
-  const [file, port] = process.argv.slice(2);
+  const [file, port, priming] = process.argv.slice(2);
   const captured = v8.deserialize(fs.readFileSync(file!)) as CapturedResponse[];
+  if (priming) await prime(JSON.parse(priming) as Priming, captured);
   const byPath = new Map(
     captured.map((r) => [
       r.path,
@@ -63,6 +82,19 @@ if (import.meta.main) {
   server.keepAliveTimeout = 60_000;
   server.listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+async function prime(priming: Priming, captured: CapturedResponse[]): Promise<void> {
+  for (let i = 0; i < priming.compressions; i++) {
+    await compress(Buffer.from(captured[i % captured.length]!.body), 'br');
+  }
+  if (!priming.databaseUrl) return;
+  // Kept open, as a server's pool is: its idle sockets stay, and so does the poll.
+  const pool = new pg.Pool({ connectionString: priming.databaseUrl, max: 4, idleTimeoutMillis: 0 });
+  await Promise.all(
+    Array.from({ length: priming.queries }, (_, i) => pool.query('select $1::int as n', [i])),
+  );
+  setInterval(() => void pool.query('select 1').catch(() => {}), 1000).unref();
 }
 
 function headersFor(response: CapturedResponse): Record<string, string> {

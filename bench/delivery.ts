@@ -11,7 +11,7 @@ import {
   startServer,
   stop,
 } from '../packages/server/src/test/server-process.ts';
-import type { CapturedResponse } from './bare-server.ts';
+import type { CapturedResponse, Priming } from './bare-server.ts';
 import { catalogueArticle } from './catalogue.ts';
 import { ADMIN_TOKEN, adminApi } from './http-import.ts';
 import { benchInvalidBodies, type InvalidBodyReport } from './invalid-body.ts';
@@ -91,7 +91,19 @@ export interface DeliveryReport {
    * way as each row (medians of the runs): how far from 1 the method itself puts two equals.
    */
   control: DeliveryRow | undefined;
+  /**
+   * Side by side only: a bare server that first did a server's other I/O (`priming`). `share`
+   * is it against the clean bare server, by-slug cached: what the process costs, whatever
+   * answers. `rows` are Folio's cached rows against it, the clean bare's place in `rows` kept.
+   */
+  primed: { priming: typeof PRIMING; postgres: boolean; share: DeliveryRow; rows: DeliveryRow[] } | undefined;
 }
+
+// What the primed bare server does first: about what a server has done before it is loaded
+// (BENCHMARKS.md, How the delivery path works, "Why the process matters").
+const PRIMING = { compressions: 40, queries: 20 };
+// Folio's rows measured against the primed bare server too: those the fast path answers.
+const PRIMED_ROWS = ['by-slug, cached', '304 list page 1, cached'];
 
 interface DeliveryCase {
   name: string;
@@ -190,12 +202,18 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     children.push(bare.child);
     const twin = options.sideBySide ? await startBare([...captured.values()], store.dataDir) : undefined;
     if (twin) children.push(twin.child);
+    const priming: Priming = { ...PRIMING, ...(store.databaseUrl ? { databaseUrl: store.databaseUrl } : {}) };
+    const primedBare = options.sideBySide
+      ? await startBare([...captured.values()], store.dataDir, priming)
+      : undefined;
+    if (primedBare) children.push(primedBare.child);
     const cpuSpeeds = options.pin ? timeCpus() : undefined;
     const cpus = options.pin ? chooseCpus(cpuSpeeds) : undefined;
     if (cpus) {
       for (const target of new Set([folio, cold, limited])) pinToCpu(target.server.child.pid!, cpus.server);
       pinToCpu(bare.child.pid!, cpus.server);
       if (twin) pinToCpu(twin.child.pid!, cpus.server);
+      if (primedBare) pinToCpu(primedBare.child.pid!, cpus.server);
       log(
         `servers on CPU ${cpus.server}, wrk on CPU ${cpus.load} (one loop: ${cpuSpeeds?.map((ms) => `${ms.toFixed(0)} ms`).join(', ') ?? 'not timed'})`,
       );
@@ -226,6 +244,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
       await runLoad(target.origin, target.server.child.pid!, cases[0]!.cold, warmUp);
     await runLoad(bare.origin, bare.child.pid!, cases[0]!.cold, warmUp);
     if (twin) await runLoad(twin.origin, twin.child.pid!, cases[0]!.cold, warmUp);
+    if (primedBare) await runLoad(primedBare.origin, primedBare.child.pid!, cases[0]!.cold, warmUp);
     // The rate-limited server's cached answers, made by one request each before its rows.
     for (const benchCase of cases.filter((c) => c.rateLimited))
       await runLoad(limited.origin, limited.server.child.pid!, benchCase.cached, {
@@ -291,6 +310,48 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         `control, ${control.name}: ${control.folio.requestsPerSecond.toFixed(0)} req/s (${control.folio.cpuUsPerAnswer.toFixed(1)} µs) against ${control.bare.requestsPerSecond.toFixed(0)} req/s (${control.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
       );
     }
+    let primed: DeliveryReport['primed'];
+    const primedPlans = cases.flatMap((c) => {
+      const name = `${c.name}, cached`;
+      return PRIMED_ROWS.includes(name) && (!options.only || options.only.some((part) => name.includes(part)))
+        ? [{ name, plan: c.cached }]
+        : [];
+    });
+    if (primedBare && primedPlans.length > 0) {
+      const load = { ...options, loadCpu };
+      const againstPrimed = (who: { origin: string; pid: number }, loadPlan: LoadPlan, metrics: boolean) =>
+        runLoad(who.origin, who.pid, loadPlan, { ...load, metrics });
+      const primedServer = { origin: primedBare.origin, pid: primedBare.child.pid! };
+      const [primedRuns, cleanRuns] = await measureRuns(
+        options.runs,
+        () => againstPrimed(primedServer, readsPlan, false),
+        () => againstPrimed({ origin: bare.origin, pid: bare.child.pid! }, readsPlan, false),
+        true,
+      );
+      const share = {
+        name: 'by-slug, cached: a primed bare server against the clean one',
+        folio: median(primedRuns),
+        bare: median(cleanRuns),
+      };
+      log(
+        `the process's share, ${share.name}: ${share.folio.requestsPerSecond.toFixed(0)} req/s (${share.folio.cpuUsPerAnswer.toFixed(1)} µs) against ${share.bare.requestsPerSecond.toFixed(0)} req/s (${share.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
+      );
+      const primedRows: DeliveryRow[] = [];
+      for (const { name, plan: loadPlan } of primedPlans) {
+        const [folioRuns, bareRuns] = await measureRuns(
+          options.runs,
+          () => againstPrimed({ origin: folio.origin, pid: folio.server.child.pid! }, loadPlan, true),
+          () => againstPrimed(primedServer, loadPlan, false),
+          true,
+        );
+        const row = { name, folio: median(folioRuns), bare: median(bareRuns) };
+        log(
+          `${name}, against the primed bare server: Folio ${row.folio.requestsPerSecond.toFixed(0)} req/s (${row.folio.cpuUsPerAnswer.toFixed(1)} µs), primed bare ${row.bare.requestsPerSecond.toFixed(0)} req/s (${row.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
+        );
+        primedRows.push(row);
+      }
+      primed = { priming: PRIMING, postgres: store.databaseUrl !== undefined, share, rows: primedRows };
+    }
     const invalidBody =
       options.only && !options.only.some((part) => 'invalid body'.includes(part))
         ? undefined
@@ -323,6 +384,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
       problems,
       cpus: cpus && { ...cpus, speeds: cpuSpeeds },
       control,
+      primed,
     };
   } finally {
     for (const child of children.reverse()) {
@@ -391,12 +453,14 @@ async function lastCursor(origin: string, base: string, headers: Record<string, 
 async function startBare(
   responses: CapturedResponse[],
   dir: string,
+  priming?: Priming,
 ): Promise<{ child: ChildProcess; origin: string }> {
   const file = path.join(dir, 'bare-responses.bin');
   fs.writeFileSync(file, v8.serialize(responses));
   const port = await freePort();
   // Folio's own Node flags (heap sizes, compile cache): the two differ only in what answers.
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, BARE_SERVER, file, String(port)], {
+  const args = [...SERVER_NODE_FLAGS, BARE_SERVER, file, String(port)];
+  const child = spawn(process.execPath, priming ? [...args, JSON.stringify(priming)] : args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {

@@ -6,7 +6,13 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { DEFAULT_RESPONSE_CACHE_MB } from '../packages/server/src/config.ts';
 import { primeCompileCache } from '../packages/server/src/test/server-process.ts';
-import { benchDelivery, type DeliveryReport, gcText, UNSPENT_RATE_LIMIT } from './delivery.ts';
+import {
+  benchDelivery,
+  type DeliveryReport,
+  type DeliveryRow,
+  gcText,
+  UNSPENT_RATE_LIMIT,
+} from './delivery.ts';
 import { benchFlood, type FloodReport, floodText } from './flood.ts';
 import { timeHttpImport } from './http-import.ts';
 import { benchWebhooks, type WebhookPass } from './webhooks.ts';
@@ -152,6 +158,29 @@ function floodSection(text: string, machine: string, articles: number): string {
   ].join('\n');
 }
 
+/**
+ * The process's share, beside the table: a bare server that did a server's other I/O first,
+ * against the clean one, and Folio's fast rows against it. The table's ratios stay against the
+ * clean bare server.
+ */
+function primedText(primed: NonNullable<DeliveryReport['primed']>): string[] {
+  const ratios = (row: DeliveryRow) =>
+    `req/s ${(row.folio.requestsPerSecond / row.bare.requestsPerSecond).toFixed(2)}, CPU ${(row.bare.cpuUsPerAnswer / row.folio.cpuUsPerAnswer).toFixed(2)}`;
+  const did = primed.postgres
+    ? [
+        `(${primed.priming.compressions} brotli compressions of its answers and ${primed.priming.queries} queries through a pg pool`,
+        'it keeps open and polls once a second)',
+      ]
+    : [`(${primed.priming.compressions} brotli compressions of its answers)`];
+  return [
+    `The process's share, ${primed.share.name.split(':')[0]}: a bare server that first did a server's other I/O`,
+    ...did,
+    `against the clean one: ${ratios(primed.share)} (${primed.share.folio.cpuUsPerAnswer.toFixed(1)} µs against ${primed.share.bare.cpuUsPerAnswer.toFixed(1)} µs).`,
+    'Folio against that primed bare server, side by side:',
+    `${primed.rows.map((row) => `${row.name} ${ratios(row)}`).join('; ')}.`,
+  ];
+}
+
 function deliveryText(
   reports: DeliveryReport[],
   imports: Array<{ database: string; ms: number }>,
@@ -207,6 +236,7 @@ function deliveryText(
             `CPU ${(report.control.bare.cpuUsPerAnswer / report.control.folio.cpuUsPerAnswer).toFixed(2)} (${report.control.folio.cpuUsPerAnswer.toFixed(1)} µs against ${report.control.bare.cpuUsPerAnswer.toFixed(1)} µs; 1.00 is no error).`,
           ]
         : []),
+      ...(report.primed ? primedText(report.primed) : []),
       '',
       '| case | Folio req/s | p50 | p99 | Folio µs/answer | loop delay max | Folio GC | Folio RSS | bare req/s | bare µs/answer | req/s Folio/bare | CPU bare/Folio |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -295,7 +325,9 @@ function deliverySection(text: string, machine: string): string {
           'CPU alone. Side by side each gets about half of the CPU at the same speed: req/s are about',
           'half what one server alone answers, and their ratio, like the CPU ratio, compares what an',
           "answer costs each. A control runs the bare server against a second bare server: the method's",
-          'own error, given above each table.',
+          "own error, given above each table. Another, the process's share, runs a bare server that first",
+          "did a server's other I/O against the clean one, and Folio's fast rows against it (How the delivery",
+          'path works, "Why the process matters"); the table\'s ratios stay against the clean bare server.',
         ]
       : []),
     `Each row: ${flags.runs} runs per server of ${flags.duration} s, ${flags.connections} connections (the sitemap 4), after an untimed`,

@@ -11,10 +11,9 @@ import { compress } from '../packages/server/src/http/compression.ts';
  * headers a 304 must repeat (RFC 9110 15.4.5: ETag, Cache-Control, Vary), as Folio does.
  *
  * Like Folio's fast path, it answers the requests that arrived in one turn of the event loop
- * together, in the check phase (`setImmediate`). Answering each as it is parsed cost node:http
- * 28–31 µs of CPU per 4.4 KB answer against 18 µs batched (wrk, 32 connections, 2026-11-24): a
- * server answering inline is no limit for one that batches, and Folio ran at 1.1–1.3 of it. For
- * the same reason it takes the option Folio's server takes, `optimizeEmptyRequests`.
+ * together, in the check phase (`setImmediate`): a server answering each request as it is parsed
+ * costs node:http markedly more CPU per answer, and is no limit for one that batches (BENCHMARKS.md,
+ * "Delivery"). For the same reason it takes the option Folio's server takes, `optimizeEmptyRequests`.
  */
 
 /**

@@ -472,8 +472,9 @@ async function startBare(
 
 /**
  * The sitemap fetched alone five times: median time to first byte and to the last byte. The
- * client is `node:http` reading raw chunks, as curl would: `fetch` turned each chunk into a web
- * stream read, which on these shared cores doubled the time measured for a 12 MB body.
+ * client is `node:http` reading raw chunks, as curl would: `fetch` turns each chunk into a web
+ * stream read, and on these shared cores the time measured for a large body was then mostly the
+ * client's.
  */
 async function timeSitemap(
   target: { server: ServerProcess; origin: string },

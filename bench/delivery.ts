@@ -94,7 +94,7 @@ export interface DeliveryReport {
   /**
    * Side by side only: a bare server that first did a server's other I/O (`priming`). `share`
    * is it against the clean bare server, by-slug cached: what the process costs, whatever
-   * answers. `rows` are Folio's cached rows against it, the clean bare's place in `rows` kept.
+   * answers. `rows` are Folio's fast rows loaded against it instead of the clean bare server.
    */
   primed: { priming: typeof PRIMING; postgres: boolean; share: DeliveryRow; rows: DeliveryRow[] } | undefined;
 }
@@ -329,12 +329,12 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         true,
       );
       const share = {
-        name: 'by-slug, cached: a primed bare server against the clean one',
+        name: 'by-slug, cached',
         folio: median(primedRuns),
         bare: median(cleanRuns),
       };
       log(
-        `the process's share, ${share.name}: ${share.folio.requestsPerSecond.toFixed(0)} req/s (${share.folio.cpuUsPerAnswer.toFixed(1)} µs) against ${share.bare.requestsPerSecond.toFixed(0)} req/s (${share.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
+        `the process's share, ${share.name}: primed bare ${share.folio.requestsPerSecond.toFixed(0)} req/s (${share.folio.cpuUsPerAnswer.toFixed(1)} µs) against clean bare ${share.bare.requestsPerSecond.toFixed(0)} req/s (${share.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
       );
       const primedRows: DeliveryRow[] = [];
       for (const { name, plan: loadPlan } of primedPlans) {

@@ -173,7 +173,7 @@ function primedText(primed: NonNullable<DeliveryReport['primed']>): string[] {
       ]
     : [`(${primed.priming.compressions} brotli compressions of its answers)`];
   return [
-    `The process's share, ${primed.share.name.split(':')[0]}: a bare server that first did a server's other I/O`,
+    `The process's share, ${primed.share.name}: a bare server that first did a server's other I/O`,
     ...did,
     `against the clean one: ${ratios(primed.share)} (${primed.share.folio.cpuUsPerAnswer.toFixed(1)} µs against ${primed.share.bare.cpuUsPerAnswer.toFixed(1)} µs).`,
     'Folio against that primed bare server, side by side:',

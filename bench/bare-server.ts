@@ -27,9 +27,8 @@ import { compress } from '../packages/server/src/http/compression.ts';
 export interface Priming {
   /** Brotli compressions of its answers, by Folio's own compression call. */
   compressions: number;
-  /** PostgreSQL: queries through a pool kept open, then one a second, as a server's scheduler polls. */
-  databaseUrl?: string;
-  queries: number;
+  /** PostgreSQL only: queries through a pool kept open, then one a second, as a server's scheduler polls. */
+  postgres?: { databaseUrl: string; queries: number };
 }
 
 /** One response captured from Folio, answered again byte for byte. */
@@ -87,12 +86,11 @@ async function prime(priming: Priming, captured: CapturedResponse[]): Promise<vo
   for (let i = 0; i < priming.compressions; i++) {
     await compress(Buffer.from(captured[i % captured.length]!.body), 'br');
   }
-  if (!priming.databaseUrl) return;
+  if (!priming.postgres) return;
+  const { databaseUrl, queries } = priming.postgres;
   // Kept open, as a server's pool is: its idle sockets stay, and so does the poll.
-  const pool = new pg.Pool({ connectionString: priming.databaseUrl, max: 4, idleTimeoutMillis: 0 });
-  await Promise.all(
-    Array.from({ length: priming.queries }, (_, i) => pool.query('select $1::int as n', [i])),
-  );
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, idleTimeoutMillis: 0 });
+  await Promise.all(Array.from({ length: queries }, (_, i) => pool.query('select $1::int as n', [i])));
   setInterval(() => void pool.query('select 1').catch(() => {}), 1000).unref();
 }
 

@@ -96,12 +96,12 @@ export interface DeliveryReport {
    * is it against the clean bare server, by-slug cached: what the process costs, whatever
    * answers. `rows` are Folio's fast rows loaded against it instead of the clean bare server.
    */
-  primed: { priming: typeof PRIMING; postgres: boolean; share: DeliveryRow; rows: DeliveryRow[] } | undefined;
+  primed: { priming: Priming; share: DeliveryRow; rows: DeliveryRow[] } | undefined;
 }
 
 // What the primed bare server does first: about what a server has done before it is loaded
 // (BENCHMARKS.md, How the delivery path works, "Why the process matters").
-const PRIMING = { compressions: 40, queries: 20 };
+const PRIMING = { compressions: 40, postgresQueries: 20 };
 // Folio's rows measured against the primed bare server too: those the fast path answers.
 const PRIMED_ROWS = ['by-slug, cached', '304 list page 1, cached'];
 
@@ -202,7 +202,12 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     children.push(bare.child);
     const twin = options.sideBySide ? await startBare([...captured.values()], store.dataDir) : undefined;
     if (twin) children.push(twin.child);
-    const priming: Priming = { ...PRIMING, ...(store.databaseUrl ? { databaseUrl: store.databaseUrl } : {}) };
+    const priming: Priming = {
+      compressions: PRIMING.compressions,
+      ...(store.databaseUrl
+        ? { postgres: { databaseUrl: store.databaseUrl, queries: PRIMING.postgresQueries } }
+        : {}),
+    };
     const primedBare = options.sideBySide
       ? await startBare([...captured.values()], store.dataDir, priming)
       : undefined;
@@ -350,7 +355,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         );
         primedRows.push(row);
       }
-      primed = { priming: PRIMING, postgres: store.databaseUrl !== undefined, share, rows: primedRows };
+      primed = { priming, share, rows: primedRows };
     }
     const invalidBody =
       options.only && !options.only.some((part) => 'invalid body'.includes(part))

@@ -166,12 +166,13 @@ function floodSection(text: string, machine: string, articles: number): string {
 function primedText(primed: NonNullable<DeliveryReport['primed']>): string[] {
   const ratios = (row: DeliveryRow) =>
     `req/s ${(row.folio.requestsPerSecond / row.bare.requestsPerSecond).toFixed(2)}, CPU ${(row.bare.cpuUsPerAnswer / row.folio.cpuUsPerAnswer).toFixed(2)}`;
-  const did = primed.postgres
+  const { compressions, postgres } = primed.priming;
+  const did = postgres
     ? [
-        `(${primed.priming.compressions} brotli compressions of its answers and ${primed.priming.queries} queries through a pg pool`,
+        `(${compressions} brotli compressions of its answers and ${postgres.queries} queries through a pg pool`,
         'it keeps open and polls once a second)',
       ]
-    : [`(${primed.priming.compressions} brotli compressions of its answers)`];
+    : [`(${compressions} brotli compressions of its answers)`];
   return [
     `The process's share, ${primed.share.name}: a bare server that first did a server's other I/O`,
     ...did,

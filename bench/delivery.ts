@@ -297,22 +297,38 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
       }
     }
     const readsPlan = cases[2]!.cached;
-    let control: DeliveryRow | undefined;
-    if (twin && (!options.only || options.only.some((part) => 'by-slug, cached'.includes(part)))) {
+    // Two servers loaded side by side outside the table, the first in `folio`'s place (Folio's
+    // metrics are scraped only when it is Folio), logged as `said` puts it.
+    const pair = async (
+      name: string,
+      first: { origin: string; pid: number; metrics: boolean },
+      second: { origin: string; pid: number },
+      loadPlan: LoadPlan,
+      said: (a: string, b: string) => string,
+    ): Promise<DeliveryRow> => {
       const load = { ...options, loadCpu };
-      const [twinRuns, bareRuns] = await measureRuns(
+      const [firstRuns, secondRuns] = await measureRuns(
         options.runs,
-        () => runLoad(twin.origin, twin.child.pid!, readsPlan, load),
-        () => runLoad(bare.origin, bare.child.pid!, readsPlan, load),
+        () => runLoad(first.origin, first.pid, loadPlan, { ...load, metrics: first.metrics }),
+        () => runLoad(second.origin, second.pid, loadPlan, load),
         true,
       );
-      control = {
-        name: 'by-slug, cached: bare against a second bare server',
-        folio: median(twinRuns),
-        bare: median(bareRuns),
-      };
-      log(
-        `control, ${control.name}: ${control.folio.requestsPerSecond.toFixed(0)} req/s (${control.folio.cpuUsPerAnswer.toFixed(1)} µs) against ${control.bare.requestsPerSecond.toFixed(0)} req/s (${control.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
+      const row = { name, folio: median(firstRuns), bare: median(secondRuns) };
+      const figures = (r: LoadResult) =>
+        `${r.requestsPerSecond.toFixed(0)} req/s (${r.cpuUsPerAnswer.toFixed(1)} µs)`;
+      log(said(figures(row.folio), figures(row.bare)));
+      return row;
+    };
+    const bareServer = { origin: bare.origin, pid: bare.child.pid! };
+    let control: DeliveryRow | undefined;
+    if (twin && (!options.only || options.only.some((part) => 'by-slug, cached'.includes(part)))) {
+      const name = 'by-slug, cached: bare against a second bare server';
+      control = await pair(
+        name,
+        { origin: twin.origin, pid: twin.child.pid!, metrics: false },
+        bareServer,
+        readsPlan,
+        (a, b) => `control, ${name}: ${a} against ${b}`,
       );
     }
     let primed: DeliveryReport['primed'];
@@ -323,37 +339,25 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         : [];
     });
     if (primedBare && primedPlans.length > 0) {
-      const load = { ...options, loadCpu };
-      const againstPrimed = (who: { origin: string; pid: number }, loadPlan: LoadPlan, metrics: boolean) =>
-        runLoad(who.origin, who.pid, loadPlan, { ...load, metrics });
       const primedServer = { origin: primedBare.origin, pid: primedBare.child.pid! };
-      const [primedRuns, cleanRuns] = await measureRuns(
-        options.runs,
-        () => againstPrimed(primedServer, readsPlan, false),
-        () => againstPrimed({ origin: bare.origin, pid: bare.child.pid! }, readsPlan, false),
-        true,
-      );
-      const share = {
-        name: 'by-slug, cached',
-        folio: median(primedRuns),
-        bare: median(cleanRuns),
-      };
-      log(
-        `the process's share, ${share.name}: primed bare ${share.folio.requestsPerSecond.toFixed(0)} req/s (${share.folio.cpuUsPerAnswer.toFixed(1)} µs) against clean bare ${share.bare.requestsPerSecond.toFixed(0)} req/s (${share.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
+      const share = await pair(
+        'by-slug, cached',
+        { ...primedServer, metrics: false },
+        bareServer,
+        readsPlan,
+        (a, b) => `the process's share, by-slug, cached: primed bare ${a} against clean bare ${b}`,
       );
       const primedRows: DeliveryRow[] = [];
       for (const { name, plan: loadPlan } of primedPlans) {
-        const [folioRuns, bareRuns] = await measureRuns(
-          options.runs,
-          () => againstPrimed({ origin: folio.origin, pid: folio.server.child.pid! }, loadPlan, true),
-          () => againstPrimed(primedServer, loadPlan, false),
-          true,
+        primedRows.push(
+          await pair(
+            name,
+            { origin: folio.origin, pid: folio.server.child.pid!, metrics: true },
+            primedServer,
+            loadPlan,
+            (a, b) => `${name}, against the primed bare server: Folio ${a}, primed bare ${b}`,
+          ),
         );
-        const row = { name, folio: median(folioRuns), bare: median(bareRuns) };
-        log(
-          `${name}, against the primed bare server: Folio ${row.folio.requestsPerSecond.toFixed(0)} req/s (${row.folio.cpuUsPerAnswer.toFixed(1)} µs), primed bare ${row.bare.requestsPerSecond.toFixed(0)} req/s (${row.bare.cpuUsPerAnswer.toFixed(1)} µs)`,
-        );
-        primedRows.push(row);
       }
       primed = { priming, share, rows: primedRows };
     }

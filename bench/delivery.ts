@@ -259,6 +259,19 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
 
     const rows: DeliveryRow[] = [];
     const problems: string[] = [];
+    // Every measurement is checked, the side-by-side ones beside the table too: a figure from
+    // answers that were errors, or 200s where 304s were asked, would be a figure of nothing.
+    const check = (name: string, who: string, runs: LoadResult[], loadPlan: LoadPlan) => {
+      const smallest = Math.min(...loadPlan.requests.map((r) => captured.get(r.path)!.body.byteLength));
+      for (const r of runs) {
+        // wrk counts statuses of 400 and above; the bytes per answer tell a 304 from a 200.
+        const sized = loadPlan.status === 304 ? r.bytesPerAnswer < 1024 : r.bytesPerAnswer >= smallest;
+        if (r.expected !== r.total || r.errors > 0 || !sized)
+          problems.push(
+            `${name} (${who}): ${r.total - r.expected}/${r.total} answers 4xx or 5xx, ${r.errors} errors, ${r.bytesPerAnswer.toFixed(0)} bytes per answer (expected ${loadPlan.status})`,
+          );
+      }
+    };
     for (const benchCase of cases) {
       const modes = [
         ['cached', benchCase.cached, folio],
@@ -275,20 +288,8 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
           () => runLoad(bare.origin, bare.child.pid!, loadPlan, load),
           options.sideBySide ?? false,
         );
-        const smallest = Math.min(...loadPlan.requests.map((r) => captured.get(r.path)!.body.byteLength));
-        for (const [who, runs] of [
-          ['Folio', folioRuns],
-          ['bare', bareRuns],
-        ] as const) {
-          for (const r of runs) {
-            // wrk counts statuses of 400 and above; the bytes per answer tell a 304 from a 200.
-            const sized = loadPlan.status === 304 ? r.bytesPerAnswer < 1024 : r.bytesPerAnswer >= smallest;
-            if (r.expected !== r.total || r.errors > 0 || !sized)
-              problems.push(
-                `${name} (${who}): ${r.total - r.expected}/${r.total} answers 4xx or 5xx, ${r.errors} errors, ${r.bytesPerAnswer.toFixed(0)} bytes per answer (expected ${loadPlan.status})`,
-              );
-          }
-        }
+        check(name, 'Folio', folioRuns, loadPlan);
+        check(name, 'bare', bareRuns, loadPlan);
         const row = { name, folio: median(folioRuns), bare: median(bareRuns) };
         log(
           `${name}: Folio ${row.folio.requestsPerSecond.toFixed(0)} req/s (${row.folio.cpuUsPerAnswer.toFixed(1)} µs CPU per answer), bare ${row.bare.requestsPerSecond.toFixed(0)} req/s (${row.bare.cpuUsPerAnswer.toFixed(1)} µs); Folio GC ${gcText(row.folio.gc)}${refusalText(row.folio.refusals)}`,
@@ -301,8 +302,8 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     // metrics are scraped only when it is Folio), logged as `said` puts it.
     const pair = async (
       name: string,
-      first: { origin: string; pid: number; metrics: boolean },
-      second: { origin: string; pid: number },
+      first: { who: string; origin: string; pid: number; metrics: boolean },
+      second: { who: string; origin: string; pid: number },
       loadPlan: LoadPlan,
       said: (a: string, b: string) => string,
     ): Promise<DeliveryRow> => {
@@ -313,19 +314,21 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         () => runLoad(second.origin, second.pid, loadPlan, load),
         true,
       );
+      check(name, first.who, firstRuns, loadPlan);
+      check(name, second.who, secondRuns, loadPlan);
       const row = { name, folio: median(firstRuns), bare: median(secondRuns) };
       const figures = (r: LoadResult) =>
         `${r.requestsPerSecond.toFixed(0)} req/s (${r.cpuUsPerAnswer.toFixed(1)} µs)`;
       log(said(figures(row.folio), figures(row.bare)));
       return row;
     };
-    const bareServer = { origin: bare.origin, pid: bare.child.pid! };
+    const bareServer = { who: 'bare', origin: bare.origin, pid: bare.child.pid! };
     let control: DeliveryRow | undefined;
     if (twin && (!options.only || options.only.some((part) => 'by-slug, cached'.includes(part)))) {
       const name = 'by-slug, cached: bare against a second bare server';
       control = await pair(
         name,
-        { origin: twin.origin, pid: twin.child.pid!, metrics: false },
+        { who: 'second bare', origin: twin.origin, pid: twin.child.pid!, metrics: false },
         bareServer,
         readsPlan,
         (a, b) => `control, ${name}: ${a} against ${b}`,
@@ -339,7 +342,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         : [];
     });
     if (primedBare && primedPlans.length > 0) {
-      const primedServer = { origin: primedBare.origin, pid: primedBare.child.pid! };
+      const primedServer = { who: 'primed bare', origin: primedBare.origin, pid: primedBare.child.pid! };
       const share = await pair(
         'by-slug, cached',
         { ...primedServer, metrics: false },
@@ -352,7 +355,7 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
         primedRows.push(
           await pair(
             name,
-            { origin: folio.origin, pid: folio.server.child.pid!, metrics: true },
+            { who: 'Folio', origin: folio.origin, pid: folio.server.child.pid!, metrics: true },
             primedServer,
             loadPlan,
             (a, b) => `${name}, against the primed bare server: Folio ${a}, primed bare ${b}`,

@@ -382,9 +382,9 @@ describe('createClient guards', () => {
   const options = { baseUrl: 'https://folio.example.com', projectId: 'p', contentKey: 'ck' };
 
   /** Runs `fn` with the given globals defined, then removes them. */
-  function withGlobals(names: ('window' | 'document')[], fn: () => void) {
+  function withGlobals(names: ('window' | 'document' | 'importScripts')[], fn: () => void) {
     const g = globalThis as Record<string, unknown>;
-    for (const name of names) g[name] = {};
+    for (const name of names) g[name] = name === 'importScripts' ? () => {} : {};
     try {
       fn();
     } finally {
@@ -401,6 +401,13 @@ describe('createClient guards', () => {
       assert.equal(typeof globalThis.document, 'undefined');
     });
   }
+
+  it('refuses to run in a browser worker, which has importScripts but no window or document', () => {
+    withGlobals(['importScripts'], () =>
+      assert.throws(() => createClient(options), /browser.*server-only.*rule 5/s),
+    );
+    assert.equal(typeof (globalThis as { importScripts?: unknown }).importScripts, 'undefined');
+  });
 
   it('runs on the server', () => {
     assert.equal(typeof createClient(options).getArticle, 'function');

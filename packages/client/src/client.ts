@@ -59,8 +59,8 @@ const isPagination = (value: unknown): value is Pagination =>
  * Creates a client of one project's delivery API (`/api/v1`, `Authorization: Bearer`), with a
  * content key (what is published) or a preview key (every article, drafts shown, with
  * `status`). Error answers throw a `FolioError`; 429, 5xx, network errors and timeouts are
- * retried with backoff, honouring `Retry-After`. Throws at once in a browser (a global `window`
- * or `document`): both kinds of key are server-only.
+ * retried with backoff, honouring `Retry-After`. Throws at once in a browser (a page or a
+ * worker): both kinds of key are server-only.
  * @example
  * const folio = createClient({ baseUrl: process.env.FOLIO_URL, projectId, contentKey });
  * const article = await folio.getArticle('hello-world'); // null when not found

@@ -21,11 +21,17 @@ const BROWSER_ERROR =
   'server-only (Folio site rule 5: the content key and the signing secret never go into browser ' +
   'code or source files). Fetch articles on your server or at build time and send the browser HTML.';
 
-/** Throws when a global `window` or `document` says this is a browser (contract rule 5). */
+/**
+ * Throws in a browser (contract rule 5): a page, which has a global `window` or `document`, or
+ * a browser worker (dedicated, shared or service), which has neither but has `importScripts`.
+ * No server runtime defines `importScripts`: Node, Deno, Bun and edge workers load code by
+ * `import` only.
+ */
 export function refuseBrowser(): void {
   // Either global is taken as a browser: a page, a worker shim or a DOM test runner may define
   // only one of them.
-  if (typeof globalThis.window !== 'undefined' || typeof globalThis.document !== 'undefined') {
+  const g = globalThis as { window?: unknown; document?: unknown; importScripts?: unknown };
+  if (g.window !== undefined || g.document !== undefined || typeof g.importScripts === 'function') {
     throw new Error(BROWSER_ERROR);
   }
 }

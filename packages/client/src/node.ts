@@ -42,8 +42,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 /**
  * A `node:http` handler for Folio webhooks: reads the raw body, answers 401 on a bad or
  * missing signature or a stale timestamp, 204 on success, ignores `webhook.test` and drops
- * duplicate `webhook-id`s (204 without calling `onEvent` again). 405 for other methods, 413
- * for oversized bodies, 500 when `onEvent` throws (so Folio retries).
+ * duplicate `webhook-id`s (204 without calling `onEvent` again; 409 while the first is still
+ * being handled). 405 for other methods, 413 for oversized bodies, 500 when `onEvent` throws
+ * (so Folio retries).
  * @example
  * import { createWebhookHandler } from '@folio/client/node';
  * const onWebhook = createWebhookHandler({ secret: process.env.FOLIO_WEBHOOK_SECRET!, onEvent: () => cache.clear() });

@@ -20,9 +20,14 @@ export interface WebhookReceiverOptions {
   onError?: (error: unknown) => void;
 }
 
-/** What a receiver did with one delivery, and the status to answer with. */
+/**
+ * What a receiver did with one delivery, and the status to answer with. `in_progress` is a
+ * redelivery that arrived while the first is still being handled: 409 has Folio send it again
+ * later, when it is either a duplicate or, if the first failed, handled.
+ */
 export type WebhookOutcome =
   | { status: 204; result: 'handled' | 'duplicate' | 'test'; event: WebhookEvent }
+  | { status: 409; result: 'in_progress'; event: WebhookEvent }
   | { status: 400 | 401; result: 'rejected'; error: WebhookVerificationError }
   | { status: 500; result: 'failed'; event: WebhookEvent; error: unknown };
 
@@ -34,7 +39,7 @@ export type WebhookReceiver = (
 
 /**
  * Creates a runtime-neutral receiver: verifies, ignores `webhook.test`, drops ids it has seen,
- * calls `onEvent`, and says which status to answer (204, 400, 401 or 500).
+ * calls `onEvent`, and says which status to answer (204, 400, 401, 409 or 500).
  * @example
  * const receive = createWebhookReceiver({ secret, onEvent: () => cache.clear() });
  * export default { fetch: async (req) => new Response(null, { status: (await receive(await req.arrayBuffer(), req.headers)).status }) };
@@ -58,8 +63,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     // Verified, so the id header is present.
     const id = webhookId(headers)!;
     // A redelivery arriving while the first is still handled: checked and claimed with no
-    // await in between, so two concurrent deliveries cannot both pass.
-    if (inFlight.has(id)) return { status: 204, result: 'duplicate', event };
+    // await in between, so two concurrent deliveries cannot both pass. It is not acknowledged:
+    // the first may yet fail, and a 2xx here would end Folio's retries of an unhandled event.
+    if (inFlight.has(id)) return { status: 409, result: 'in_progress', event };
     inFlight.add(id);
     try {
       if (await seenIds.has(id)) return { status: 204, result: 'duplicate', event };

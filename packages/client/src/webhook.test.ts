@@ -206,7 +206,7 @@ describe('createWebhookReceiver', () => {
     assert.equal(errors.length, 1);
   });
 
-  it('drops a redelivery that arrives while the first is still being handled', async () => {
+  it('answers 409 to a redelivery that arrives while the first is still being handled', async () => {
     const releases: (() => void)[] = [];
     const receive = createWebhookReceiver({
       secret: SECRET,
@@ -217,8 +217,36 @@ describe('createWebhookReceiver', () => {
     // Let both run up to onEvent, then finish whatever started.
     await new Promise((resolve) => setImmediate(resolve));
     for (const release of releases) release();
-    assert.deepEqual([(await first).result, (await second).result], ['handled', 'duplicate']);
+    const outcomes = [await first, await second].map((o) => [o.status, o.result]);
+    assert.deepEqual(outcomes, [
+      [204, 'handled'],
+      [409, 'in_progress'],
+    ]);
     assert.equal(releases.length, 1);
+    // Once the first is done, the next redelivery is a plain duplicate.
+    assert.equal((await receive(body, sign(body, { id: 'msg_race' }))).result, 'duplicate');
+  });
+
+  it('handles the redelivery of an event whose first delivery failed while the second waited', async () => {
+    let fail: (error: Error) => void = () => {};
+    let calls = 0;
+    const receive = createWebhookReceiver({
+      secret: SECRET,
+      onEvent: () => {
+        calls++;
+        if (calls === 1) return new Promise<void>((_, reject) => (fail = reject));
+      },
+      onError: () => {},
+    });
+    const first = receive(body, sign(body, { id: 'msg_slow' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Folio timed the first attempt out and sent the retry while the handler still ran.
+    const second = await receive(body, sign(body, { id: 'msg_slow' }));
+    fail(new Error('cache unavailable'));
+    assert.deepEqual([second.status, (await first).status], [409, 500]);
+    // Neither answer was a 2xx, so Folio sends it again: this time it is handled.
+    assert.equal((await receive(body, sign(body, { id: 'msg_slow' }))).result, 'handled');
+    assert.equal(calls, 2);
   });
 
   it('accepts a plain Set as the id store', async () => {

@@ -60,6 +60,18 @@ describe('renderBlocks', () => {
     assert.equal(out, '<div>Go &quot;now&quot;<a href="#"><em>i</em></a><hr></div>');
   });
 
+  it('hands a link component an href that cannot end its attribute, even unescaped', () => {
+    // Ingest accepts this: an http(s) URL whose path holds quotes, as URLs may.
+    const href = `https://x.example/"onmouseover="alert(1)"x='y'<b>\`c\``;
+    const out = renderBlocks([{ type: 'paragraph', content: [{ text: 'x', href }] }], {
+      link: ({ href, children }) => `<a class="l" href="${href}">${children}</a>`,
+    });
+    assert.equal(
+      out,
+      '<p><a class="l" href="https://x.example/%22onmouseover=%22alert(1)%22x=%27y%27%3Cb%3E%60c%60">x</a></p>',
+    );
+  });
+
   it('accepts SafeHtml from an override and drops empty output', () => {
     const out = renderBlocks(
       [

@@ -2,20 +2,32 @@ import { isSafeLink } from './generated/links.ts';
 import type { TextRun } from './generated/schema.ts';
 import { html, SafeHtml } from './html.ts';
 
+// Characters that end or open an attribute or a tag. A URL means the same with them
+// percent-encoded (a browser encodes all but the quote itself before requesting it).
+const ATTRIBUTE_BREAKERS = /["'<>`]/g;
+const percentEncode = (char: string) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`;
+
 /**
  * The `href` when seed rule 2 allows it as a link (http/https URL, site path, `#` anchor),
- * else `undefined`. Use it in custom components before writing an `<a href>`.
+ * else `undefined`. Use it in custom components before writing an `<a href>`. Quotes, `<`, `>`
+ * and backticks come back percent-encoded, so the value cannot end a quoted attribute even
+ * where a component forgets to escape it.
  * @example
  * safeHref('/blog/hello'); // '/blog/hello'
  * safeHref('javascript:alert(1)'); // undefined
+ * safeHref('https://x.example/"onmouseover="alert(1)'); // 'https://x.example/%22onmouseover=%22alert(1)'
  */
 export function safeHref(href: unknown): string | undefined {
-  return typeof href === 'string' && isSafeLink(href) ? href : undefined;
+  if (typeof href !== 'string' || !isSafeLink(href)) return undefined;
+  return href.replace(ATTRIBUTE_BREAKERS, percentEncode);
 }
 
 /** What a link component receives: a checked `href`, the run's `rel`, and the rendered text. */
 export interface LinkProps {
-  /** Already passed seed rule 2; escape it like any attribute (`html` does). */
+  /**
+   * Already passed seed rule 2, with quotes, `<`, `>` and backticks percent-encoded; escape it
+   * like any attribute all the same (`html` does).
+   */
   href: string;
   rel?: string;
   /** The run's text with its marks, already escaped. */

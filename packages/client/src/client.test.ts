@@ -423,6 +423,29 @@ describe('createClient guards', () => {
     );
   });
 
+  it('refuses wrong options at creation, not on the first request', () => {
+    const bad: [Partial<ClientOptions>, RegExp][] = [
+      [{ baseUrl: 'folio.example.com' }, /baseUrl must be an absolute http\(s\) URL/],
+      [{ baseUrl: 'ftp://folio.example.com' }, /baseUrl must be an absolute http\(s\) URL/],
+      [{ baseUrl: 'https://user:secret@folio.example.com' }, /baseUrl must not hold credentials/],
+      [{ timeoutMs: -1 }, /timeoutMs must be a finite number of milliseconds above 0, not -1/],
+      [{ timeoutMs: 0 }, /timeoutMs must be/],
+      [{ timeoutMs: Number.NaN }, /timeoutMs must be/],
+      [{ timeoutMs: '5000' as unknown as number }, /timeoutMs must be/],
+      [{ retries: Number.POSITIVE_INFINITY }, /retries must be a whole number, 0 or more, not Infinity/],
+      [{ retries: 1.5 }, /retries must be/],
+      [{ retries: -1 }, /retries must be/],
+      [{ retryDelayMs: -5 }, /retryDelayMs must be/],
+      [{ maxRetryDelayMs: Number.POSITIVE_INFINITY }, /maxRetryDelayMs must be/],
+      [{ fetch: 'fetch' as unknown as typeof fetch }, /fetch must be a function/],
+    ];
+    for (const [wrong, message] of bad) {
+      assert.throws(() => createClient({ ...options, ...wrong } as ClientOptions), message);
+    }
+    const edges = { retries: 0, retryDelayMs: 0, maxRetryDelayMs: 0, timeoutMs: 1 };
+    assert.equal(typeof createClient({ ...options, ...edges }).getArticle, 'function');
+  });
+
   it('refuses a key under the wrong option, both keys, and a preview token as a key', () => {
     const base = { baseUrl: 'https://folio.example.com', projectId: 'p' };
     assert.throws(() => createClient({ ...base, contentKey: 'folio_pk_x' }), /preview key.*previewKey/);

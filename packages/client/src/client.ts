@@ -34,10 +34,27 @@ function required(name: string, value: unknown): string {
   return value;
 }
 
+// `URL.parse` is younger than some runtimes the client supports.
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function apiRoot(baseUrl: string, projectId: string): string {
-  const url = new URL(required('baseUrl', baseUrl));
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new TypeError('@folio/client: baseUrl must be an http(s) URL');
+  const url = parseUrl(required('baseUrl', baseUrl));
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
+    throw new TypeError(
+      `@folio/client: baseUrl must be an absolute http(s) URL, not ${JSON.stringify(baseUrl)}`,
+    );
+  }
+  // fetch refuses such a URL on every request; say so once, here.
+  if (url.username !== '' || url.password !== '') {
+    throw new TypeError(
+      '@folio/client: baseUrl must not hold credentials; the key is sent as a bearer token',
+    );
   }
   const base = url.href.replace(/[?#].*$/, '').replace(/\/+$/, '');
   return `${base}/api/v1/projects/${encodeURIComponent(required('projectId', projectId))}/content`;
@@ -177,15 +194,43 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
   };
 }
 
+const NUMBER_RULES = {
+  count: [(n: number) => Number.isSafeInteger(n) && n >= 0, 'a whole number, 0 or more'],
+  delay: [(n: number) => Number.isFinite(n) && n >= 0, 'a finite number of milliseconds, 0 or more'],
+  timeout: [(n: number) => Number.isFinite(n) && n > 0, 'a finite number of milliseconds above 0'],
+} as const;
+
+/**
+ * A numeric option, its default when not given. A wrong one throws here rather than on the
+ * first request, where it would be a `RangeError` from a timer, or `retries: Infinity` a loop
+ * that never gives up.
+ */
+function numberOption(
+  name: string,
+  value: unknown,
+  fallback: number,
+  rule: keyof typeof NUMBER_RULES,
+): number {
+  if (value === undefined) return fallback;
+  const [valid, wanted] = NUMBER_RULES[rule];
+  if (typeof value !== 'number' || !valid(value)) {
+    throw new TypeError(`@folio/client: ${name} must be ${wanted}, not ${String(value)}`);
+  }
+  return value;
+}
+
 function requestSettings(options: CommonClientOptions, secret: string): RequestSettings {
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+    throw new TypeError('@folio/client: fetch must be a function');
+  }
   return {
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     headers: { authorization: `Bearer ${secret}`, accept: 'application/json' },
-    timeoutMs: options.timeoutMs ?? 10_000,
+    timeoutMs: numberOption('timeoutMs', options.timeoutMs, 10_000, 'timeout'),
     policy: {
-      retries: Math.max(0, options.retries ?? 2),
-      baseDelayMs: options.retryDelayMs ?? 250,
-      maxDelayMs: options.maxRetryDelayMs ?? 10_000,
+      retries: numberOption('retries', options.retries, 2, 'count'),
+      baseDelayMs: numberOption('retryDelayMs', options.retryDelayMs, 250, 'delay'),
+      maxDelayMs: numberOption('maxRetryDelayMs', options.maxRetryDelayMs, 10_000, 'delay'),
     },
     sleep: options.sleep ?? sleep,
     now: options.now ?? Date.now,

@@ -113,10 +113,12 @@ describe('createClient requests', () => {
     assert.equal(calls[0]!.url, `${ROOT}/by-slug/caf%C3%A9%2Fx%3Fy%23z`);
   });
 
-  it('answers null for a 404 without retrying, and for an empty slug without a request', async () => {
+  it('answers null for a 404 without retrying, and for a slug no article has without a request', async () => {
     const { folio, calls } = client([json(errorBody('not_found', 'No article'), 404)]);
     assert.equal(await folio.getArticle('missing'), null);
     assert.equal(await folio.getArticle(''), null);
+    // A lone surrogate has no UTF-8 form: encodeURIComponent would throw a URIError.
+    assert.equal(await folio.getArticle('a\uD800b'), null);
     assert.equal(calls.length, 1);
   });
 

@@ -123,14 +123,11 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
 
   async function getArticle(slug: string, options: RequestOptions | PreviewTokenOptions = {}) {
     const token = previewTokenOf(options);
-    if (typeof slug !== 'string' || slug === '') return null;
+    const path = slugPath(slug);
+    if (path === undefined) return null;
     // A token replaces the key for this one read; it is never stored on the client.
     const read = token === undefined ? settings : tokenSettings(settings, token);
-    const { status, body } = await getJson(
-      `${root}/by-slug/${encodeURIComponent(slug)}`,
-      read,
-      options.signal,
-    );
+    const { status, body } = await getJson(`${root}/by-slug/${path}`, read, options.signal);
     // Contract: "getArticle(slug) (null on 404)", whatever the body (Folio's not_found, or a
     // proxy's plain-text page).
     if (status === 404) return null;
@@ -245,6 +242,19 @@ function tokenSettings(settings: RequestSettings, token: string): RequestSetting
     headers: { ...settings.headers, authorization: `Bearer ${token}` },
     cache: 'no-store',
   };
+}
+
+/**
+ * The slug as a path segment; undefined for a value no article can have as its slug: not a
+ * string, empty, or holding a lone surrogate, which has no UTF-8 form to send.
+ */
+function slugPath(slug: unknown): string | undefined {
+  if (typeof slug !== 'string' || slug === '') return undefined;
+  try {
+    return encodeURIComponent(slug);
+  } catch {
+    return undefined;
+  }
 }
 
 const isPreviewArticle = (value: unknown): boolean => isObject(value) && typeof value.status === 'string';

@@ -29,7 +29,10 @@ export interface CommonClientOptions {
   retries?: number;
   /** First backoff delay, doubled on each retry. Default 250 ms. */
   retryDelayMs?: number;
-  /** Cap of any wait between attempts, `Retry-After` included. Default 10,000 ms. */
+  /**
+   * Cap of any wait between attempts. An answer whose `Retry-After` asks for longer is not
+   * retried: its `FolioError` carries `retryAfterMs`. Default 10,000 ms.
+   */
   maxRetryDelayMs?: number;
   /** For tests: how to wait between attempts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;

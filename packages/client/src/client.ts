@@ -103,8 +103,9 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
     if (page !== undefined) query.set('page', String(page));
     if (limit !== undefined) query.set('limit', String(limit));
     const url = query.size ? `${root}?${query}` : root;
-    const { status, body } = await getJson(url, settings, signal);
-    if (status < 200 || status > 299) throw errorFromResponse(status, body);
+    const answer = await getJson(url, settings, signal);
+    const { status, body } = answer;
+    if (status < 200 || status > 299) throw errorFromResponse(answer);
     const data = successData<ListItemOf<KeyKind>[]>(status, body, Array.isArray);
     const pagination = (body as { pagination?: unknown }).pagination;
     if (!isPagination(pagination)) throw invalidResponse(status);
@@ -127,11 +128,12 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
     if (path === undefined) return null;
     // A token replaces the key for this one read; it is never stored on the client.
     const read = token === undefined ? settings : tokenSettings(settings, token);
-    const { status, body } = await getJson(`${root}/by-slug/${path}`, read, options.signal);
+    const answer = await getJson(`${root}/by-slug/${path}`, read, options.signal);
+    const { status, body } = answer;
     // Contract: "getArticle(slug) (null on 404)", whatever the body (Folio's not_found, or a
     // proxy's plain-text page).
     if (status === 404) return null;
-    if (status < 200 || status > 299) throw errorFromResponse(status, body);
+    if (status < 200 || status > 299) throw errorFromResponse(answer);
     // A preview read answers with `status`; without it the types would promise a field that is
     // not there (a content key passed as a token reads the published article).
     const preview = token !== undefined || key.kind === 'preview';
@@ -139,8 +141,9 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
   }
 
   async function getSitemap({ signal }: RequestOptions = {}): Promise<SitemapEntry[]> {
-    const { status, body } = await getJson(`${root}/sitemap`, settings, signal);
-    if (status < 200 || status > 299) throw errorFromResponse(status, body);
+    const answer = await getJson(`${root}/sitemap`, settings, signal);
+    const { status, body } = answer;
+    if (status < 200 || status > 299) throw errorFromResponse(answer);
     return successData<SitemapEntry[]>(status, body, Array.isArray);
   }
 
@@ -148,12 +151,9 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
     const query = new URLSearchParams();
     if (since !== undefined) query.set('since', since);
     if (limit !== undefined) query.set('limit', String(limit));
-    const { status, body } = await getJson(
-      `${root}/changes${query.size ? `?${query}` : ''}`,
-      settings,
-      signal,
-    );
-    if (status < 200 || status > 299) throw errorFromResponse(status, body);
+    const answer = await getJson(`${root}/changes${query.size ? `?${query}` : ''}`, settings, signal);
+    const { status, body } = answer;
+    if (status < 200 || status > 299) throw errorFromResponse(answer);
     return successData<ChangesPage | PreviewChangesPage>(status, body, isChangesPage);
   }
 

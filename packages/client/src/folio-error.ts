@@ -9,6 +9,7 @@ export interface FolioErrorInit {
   code: string;
   message: string;
   details?: FolioErrorDetail[];
+  retryAfterMs?: number;
   cause?: unknown;
 }
 
@@ -25,6 +26,11 @@ export class FolioError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details?: FolioErrorDetail[];
+  /**
+   * How long the answer's `Retry-After` asked to wait, in milliseconds (a 429 or 5xx). Set when
+   * the wait was longer than `maxRetryDelayMs`, so the client did not retry: try again after it.
+   */
+  readonly retryAfterMs?: number;
 
   constructor(init: FolioErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -32,6 +38,7 @@ export class FolioError extends Error {
     this.status = init.status;
     this.code = init.code;
     if (init.details) this.details = init.details;
+    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
   }
 }
 
@@ -42,14 +49,31 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * The `FolioError` for an error answer: the contract's `{ success: false, error }` body when
  * present, else a generic `http_error` naming the status.
  * @example
- * errorFromResponse(404, { success: false, error: { code: 'not_found', message: 'No such article' } }).code;
+ * errorFromResponse({ status: 404, body: { success: false, error: { code: 'not_found', message: 'No such article' } } }).code;
  * // 'not_found'
  */
-export function errorFromResponse(status: number, body: unknown): FolioError {
+export function errorFromResponse(answer: {
+  status: number;
+  body: unknown;
+  retryAfterMs?: number;
+}): FolioError {
+  const { status, body, retryAfterMs } = answer;
+  const retry = retryAfterMs !== undefined && { retryAfterMs };
   const error = isObject(body) ? body.error : undefined;
   if (isObject(error) && typeof error.code === 'string' && typeof error.message === 'string') {
     const details = Array.isArray(error.details) ? (error.details as FolioErrorDetail[]) : undefined;
-    return new FolioError({ status, code: error.code, message: error.message, ...(details && { details }) });
+    return new FolioError({
+      status,
+      code: error.code,
+      message: error.message,
+      ...(details && { details }),
+      ...retry,
+    });
   }
-  return new FolioError({ status, code: 'http_error', message: `Folio answered with HTTP ${status}` });
+  return new FolioError({
+    status,
+    code: 'http_error',
+    message: `Folio answered with HTTP ${status}`,
+    ...retry,
+  });
 }

@@ -1,5 +1,5 @@
 import { FolioError } from './folio-error.ts';
-import { backoffDelay, type RetryPolicy, retryDelay } from './retry.ts';
+import { backoffDelay, parseRetryAfter, type RetryPolicy } from './retry.ts';
 
 /** Everything a request needs; tests inject `fetch`, `sleep`, `now` and `random`. */
 export interface RequestSettings {
@@ -18,9 +18,9 @@ export interface RequestSettings {
 export interface Answer {
   status: number;
   body: unknown;
+  /** Milliseconds a `Retry-After` header asked to wait, on a 429 or 5xx that carried one. */
+  retryAfterMs?: number;
 }
-
-type Attempt = Answer & { retryAfter: string | null };
 
 function parseJson(text: string): unknown {
   try {
@@ -35,7 +35,7 @@ async function attempt(
   url: string,
   settings: RequestSettings,
   signal?: AbortSignal,
-): Promise<Attempt | FolioError> {
+): Promise<Answer | FolioError> {
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   try {
     const response = await settings.fetch(url, {
@@ -46,7 +46,10 @@ async function attempt(
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
     const body = parseJson(await response.text());
-    return { status: response.status, body, retryAfter: response.headers.get('retry-after') };
+    const retryAfterMs = isRetryableStatus(response.status)
+      ? parseRetryAfter(response.headers.get('retry-after'), settings.now())
+      : undefined;
+    return { status: response.status, body, ...(retryAfterMs !== undefined && { retryAfterMs }) };
   } catch (error) {
     // The caller gave up: no retry, and their own reason rather than a FolioError.
     if (signal?.aborted) throw signal.reason;
@@ -70,10 +73,14 @@ async function attempt(
 
 const isRetryableStatus = (status: number) => status === 429 || (status >= 500 && status <= 599);
 
+const waitable = (answer: Answer, policy: RetryPolicy) =>
+  answer.retryAfterMs === undefined || answer.retryAfterMs <= policy.maxDelayMs;
+
 /**
  * GETs `url`, retrying 429, 5xx, network errors and timeouts with backoff (honouring
- * `Retry-After`), and returns the final answer whatever its status. Throws a FolioError when
- * the last attempt got no answer.
+ * `Retry-After`), and returns the final answer whatever its status. An answer that asks for a
+ * longer wait than the policy's cap is final at once: retrying earlier than asked would only
+ * be refused again. Throws a FolioError when the last attempt got no answer.
  * @example
  * const { status, body } = await getJson('https://folio.example.com/api/v1/...', settings);
  */
@@ -84,11 +91,11 @@ export async function getJson(url: string, settings: RequestSettings, signal?: A
     if (result instanceof FolioError) {
       if (!canRetry) throw result;
       await settings.sleep(backoffDelay(retry, settings.policy, settings.random), signal);
-    } else if (canRetry && isRetryableStatus(result.status)) {
-      const delay = retryDelay(retry, result.retryAfter, settings.policy, settings.now(), settings.random);
+    } else if (canRetry && isRetryableStatus(result.status) && waitable(result, settings.policy)) {
+      const delay = result.retryAfterMs ?? backoffDelay(retry, settings.policy, settings.random);
       await settings.sleep(delay, signal);
     } else {
-      return { status: result.status, body: result.body };
+      return result;
     }
   }
 }

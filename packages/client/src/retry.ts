@@ -4,7 +4,7 @@ export interface RetryPolicy {
   retries: number;
   /** First backoff delay; it doubles on each retry. */
   baseDelayMs: number;
-  /** Upper bound of any wait, including one asked for by `Retry-After`. */
+  /** Upper bound of any wait; an answer whose `Retry-After` asks for more is not retried. */
   maxDelayMs: number;
 }
 
@@ -33,22 +33,6 @@ export function parseRetryAfter(header: string | null, now: number): number | un
 export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
-}
-
-/**
- * The wait before retry number `retry` (0-based): `Retry-After` when given (capped), else backoff.
- * @example
- * retryDelay(0, '120', policy, Date.now(), Math.random); // policy.maxDelayMs when below 120 s
- */
-export function retryDelay(
-  retry: number,
-  retryAfter: string | null,
-  policy: RetryPolicy,
-  now: number,
-  random: () => number,
-): number {
-  const asked = parseRetryAfter(retryAfter, now);
-  return asked === undefined ? backoffDelay(retry, policy, random) : Math.min(asked, policy.maxDelayMs);
 }
 
 /**

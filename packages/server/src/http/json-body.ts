@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
 import { findUnstorableText } from './storable-text.ts';
@@ -9,6 +10,19 @@ import { summarizeDetails } from './validation.ts';
  * header.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
+  // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3), and
+  // the HTTP server's `optimizeEmptyRequests` then never emits its stream's `end`. A body
+  // parser waits for that event, so such a request with a Content-Type (a client that always
+  // sends the header, on a DELETE or an action POST) would never be answered. It is given an
+  // empty body that ends.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const { headers } = request;
+    const bodiless =
+      headers['content-type'] !== undefined &&
+      headers['content-length'] === undefined &&
+      headers['transfer-encoding'] === undefined;
+    done(null, bodiless ? Readable.from([]) : payload);
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;

@@ -18,11 +18,12 @@ export function createHttpServer(listener: http.RequestListener): http.Server {
     {
       ServerResponse: FolioResponse as typeof http.ServerResponse,
       // A request without a body (no Content-Length, no Transfer-Encoding: every read) skips the
-      // readable stream's end and close events, which nothing in Folio listens for on such a
-      // request (BENCHMARKS.md, How the delivery path works, "No stream for a request without
-      // a body"). Node before 24.12 ignores the option. So a route that must know its client
-      // left watches the response's `close`, as Fastify does for a streamed answer: Fastify's
-      // `request.signal` and `onRequestAbort` listen on the request and would never fire.
+      // readable stream's end and close events (BENCHMARKS.md, How the delivery path works, "No
+      // stream for a request without a body"). A body parser would wait for them: json-body.ts
+      // gives such a request an empty body of its own. Node before 24.12 ignores the option.
+      // So a route that must know its client left watches the response's `close`, as Fastify
+      // does for a streamed answer: Fastify's `request.signal` and `onRequestAbort` listen on
+      // the request and would never fire.
       optimizeEmptyRequests: true,
     },
     listener,

@@ -405,6 +405,10 @@ for (const dialect of DIALECTS) {
         assert.ok(options.statusCode >= 200 && options.statusCode < 300, `${url}: ${options.statusCode}`);
         assert.equal(options.headers['access-control-allow-origin'], '*', url);
         assert.match(String(options.headers['access-control-allow-methods']), /\bGET\b/, url);
+        // Without a preflight's headers: no plain-text 400 outside the contract's error shape.
+        const plain = await t.app.inject({ method: 'OPTIONS', url });
+        assert.equal(plain.statusCode, 204, `plain OPTIONS of ${url}`);
+        assert.equal(plain.body, '', url);
       }
     });
 

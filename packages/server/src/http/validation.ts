@@ -90,7 +90,9 @@ type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null 
 /**
  * Coercion reads a number the way JavaScript does: `1e1` as 10, `0x10` as 16, ` 1` as 1. A
  * whole number in a query string is decimal digits (a minus allowed, for the minimum to
- * report), so anything else is refused as "must be integer" before coercion.
+ * report), so anything else is refused as "must be integer" before coercion. One too large to
+ * hold exactly is read as the largest that is: it is still a whole number (a page past the end,
+ * a limit to cap), not a 400.
  */
 function decimalIntegers(validate: Validator, schema: FastifySchema): Validator {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
@@ -98,6 +100,16 @@ function decimalIntegers(validate: Validator, schema: FastifySchema): Validator 
   if (integers.length === 0) return validate;
   const checked: Validator = (data) => {
     const query = data as Record<string, unknown> | null;
+    for (const name of integers) {
+      const value = query?.[name];
+      if (
+        typeof value === 'string' &&
+        /^[0-9]{16,}$/.test(value) &&
+        Number(value) > Number.MAX_SAFE_INTEGER
+      ) {
+        query![name] = String(Number.MAX_SAFE_INTEGER);
+      }
+    }
     const wrong = integers.filter((name) => {
       const value = query?.[name];
       return typeof value === 'string' && !/^-?[0-9]+$/.test(value);

@@ -39,8 +39,9 @@ export function compressing(encoding: Exclude<Encoding, 'identity'>): Transform 
 }
 
 /**
- * The best encoding the client accepts: br, then gzip, else identity. `q=0` refuses a coding;
- * `*` stands for any coding not named.
+ * The encoding the client prefers by its q-values (RFC 9110 12.5.3): of br and gzip, the one
+ * weighted higher, br on a tie; identity when neither is acceptable, or when the client weights
+ * identity above both. `q=0` refuses a coding; `*` stands for any coding not named.
  */
 export function negotiateEncoding(header: string | undefined): Encoding {
   return header ? negotiated(header) : 'identity';
@@ -58,7 +59,10 @@ function parseAcceptEncoding(header: string): Encoding {
     weights.set(name, q === undefined ? 1 : Number(q));
   }
   const weightOf = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0;
-  if (weightOf('br') > 0) return 'br';
-  if (weightOf('gzip') > 0) return 'gzip';
-  return 'identity';
+  const br = weightOf('br');
+  const gzip = weightOf('gzip');
+  const best = Math.max(br, gzip);
+  // Identity unnamed is acceptable but preferred to nothing; named, it competes on its weight.
+  if (best <= 0 || (weights.get('identity') ?? 0) > best) return 'identity';
+  return br >= gzip ? 'br' : 'gzip';
 }

@@ -1,5 +1,5 @@
 import { buildApp } from './app.ts';
-import { type Config, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createRateLimits } from './http/rate-limits.ts';
 import { loadConfigOrExit, onSignals, openRuntime } from './runtime.ts';
 import { resolveAdminCredential } from './services/admin-auth.ts';
@@ -50,7 +50,11 @@ export async function start(config: Config): Promise<void> {
   });
   await app.ready();
   app.warmValidators();
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError([
+      `HOST=${JSON.stringify(config.host)} PORT=${config.port} cannot be listened on: ${error.message}`,
+    ]);
+  });
   dispatcher.start();
   scheduler.start();
   // Before the banner: whoever reads "Folio is running" may stop it at once, and a SIGTERM that

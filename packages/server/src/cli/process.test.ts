@@ -50,6 +50,47 @@ describe('folio as a real process', () => {
     assert.match(exit.stdout, /^Usage: folio import FILE/);
   });
 
+  test('a start-up that fails on a setting says which one, in one line', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-start-'));
+    const file = path.join(dir, 'a-file');
+    fs.writeFileSync(file, '');
+    try {
+      const start = (env: Record<string, string>) =>
+        run(process.execPath, [BIN, 'start'], { FOLIO_DATA_DIR: dir, PORT: '0', ...env }, dir);
+      const cases: [Record<string, string>, number, RegExp][] = [
+        [
+          { HOST: '999.1.1.1' },
+          2,
+          /^folio start: HOST="999\.1\.1\.1" PORT=0 cannot be listened on: .*ENOTFOUND/,
+        ],
+        // mkdirSync's `recursive` never returns for this path; the start-up must not hang.
+        [
+          { FOLIO_DATA_DIR: '/proc/folio-data' },
+          2,
+          /^folio start: FOLIO_DATA_DIR="\/proc\/folio-data" cannot be used: ENOENT/,
+        ],
+        [
+          { FOLIO_DATA_DIR: path.join(file, 'sub') },
+          2,
+          /^folio start: FOLIO_DATA_DIR=".*" cannot be used: ENOTDIR/,
+        ],
+        [
+          { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/folio' },
+          1,
+          /^folio start: DATABASE_URL: cannot use postgres:\/\/postgres@127\.0\.0\.1:1\/folio: .*ECONNREFUSED/,
+        ],
+      ];
+      for (const [env, code, line] of cases) {
+        const exit = await start(env);
+        const lines = exit.stderr.trim().split('\n');
+        assert.equal(exit.code, code, `${JSON.stringify(env)}: ${exit.stderr}`);
+        assert.match(lines.at(-1)!, line);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('an unknown command exits 2 with one line on stderr', async () => {
     const exit = await run(process.execPath, [BIN, 'frobnicate'], {}, os.tmpdir());
     assert.equal(exit.code, 2);

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { Kysely } from 'kysely';
+import { ConfigError } from '../config.ts';
+import { AppError } from '../errors.ts';
 import { redactUrl } from '../redact-url.ts';
 import { type ChangeFeed, type ChangeToken, IMMEDIATE_FEED } from './change-feed.ts';
 import type { SqliteSynchronous } from './sqlite.ts';
@@ -39,16 +41,29 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const { followPostgres } = await import('./postgres-change-feed.ts');
     const { dialect, pool } = connectPostgres(options.databaseUrl, options.poolSize);
     const connectionString = options.databaseUrl;
+    const location = redactUrl(options.databaseUrl, 'postgres');
+    // Said at once, naming the setting, rather than as a driver's error from the first query.
+    await pool.query('select 1').catch(async (error: unknown) => {
+      await pool.end();
+      throw new AppError('unavailable', `DATABASE_URL: cannot use ${location}: ${reasonOf(error)}`);
+    });
     return {
       db: new Kysely<Database>({ dialect }),
       changeToken: postgresChangeToken(pool),
       follow: (feed) => followPostgres({ connectionString, pool, ...feed }),
       dialect: 'postgres',
-      location: redactUrl(options.databaseUrl, 'postgres'),
+      location,
     };
   }
-  const { openSqlite } = await import('./sqlite.ts');
+  const { makeDirectory, openSqlite } = await import('./sqlite.ts');
   const file = sqliteFile(options.dataDir);
+  try {
+    makeDirectory(path.dirname(file));
+  } catch (error) {
+    throw new ConfigError([
+      `FOLIO_DATA_DIR=${JSON.stringify(options.dataDir)} cannot be used: ${(error as Error).message}`,
+    ]);
+  }
   const sqlite = openSqlite(file, options.sqliteSynchronous);
   return {
     db: new Kysely<Database>({ dialect: sqlite.dialect }),
@@ -62,4 +77,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 /** The embedded database's file in the data directory. */
 export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'folio.sqlite');
+}
+
+/** An error's own words; a refused connection tried on several addresses is an AggregateError. */
+function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0]);
+  return error instanceof Error ? error.message || error.name : String(error);
 }

@@ -38,8 +38,28 @@ export interface SqliteConnection {
   changeToken: () => string;
 }
 
+/**
+ * Creates `dir` and its missing parents. Not `mkdirSync`'s `recursive`, which never returns for
+ * a path under a directory that refuses new entries, such as `/proc`, where this throws.
+ */
+export function makeDirectory(dir: string): void {
+  const stat = fs.statSync(dir, { throwIfNoEntry: false });
+  if (stat) {
+    if (stat.isDirectory()) return;
+    throw Object.assign(new Error(`ENOTDIR: not a directory, '${dir}'`), { code: 'ENOTDIR' });
+  }
+  const parent = path.dirname(dir);
+  if (parent !== dir) makeDirectory(parent);
+  try {
+    fs.mkdirSync(dir);
+  } catch (error) {
+    // Another process (a second server, a CLI command) made it in between.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !fs.statSync(dir).isDirectory()) throw error;
+  }
+}
+
 export function openSqlite(file: string, synchronous: SqliteSynchronous = 'normal'): SqliteConnection {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') makeDirectory(path.dirname(file));
   const database = new DatabaseSync(file);
   // First, so every later statement waits for a lock instead of failing: switching a fresh
   // file to WAL takes one, and another process may be opening the same file at this instant.

@@ -67,6 +67,20 @@ describe('configuration', () => {
     }
   });
 
+  test('FOLIO_DATABASE_TIMEOUT: unset leaves the default; a duration of 100ms or more parses', () => {
+    assert.equal(loadConfig({}).databaseTimeoutMs, undefined);
+    assert.equal(loadConfig({ FOLIO_DATABASE_TIMEOUT: '2s' }).databaseTimeoutMs, 2_000);
+    assert.equal(loadConfig({ FOLIO_DATABASE_TIMEOUT: '250ms' }).databaseTimeoutMs, 250);
+    for (const value of ['never', '0s', '10ms']) {
+      assert.throws(
+        () => loadConfig({ FOLIO_DATABASE_TIMEOUT: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.problems[0]!.startsWith('FOLIO_DATABASE_TIMEOUT='),
+        value,
+      );
+    }
+  });
+
   test('values are parsed: base URL follows PORT, trailing slashes are dropped', () => {
     const config = loadConfig({
       PORT: '9000',

@@ -33,6 +33,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** How long the changes feed can resume from a cursor, in milliseconds; older history is pruned. */
   changesRetentionMs: number;
+  /** PostgreSQL: how long a query may go unanswered; undefined keeps the driver layer's default. */
+  databaseTimeoutMs: number | undefined;
 }
 
 /** A configuration problem: one line naming the variable. */
@@ -189,6 +191,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     'a duration of at least 1s such as 30d, 12h, 15m or 2s',
   );
 
+  const databaseTimeoutMs = read<number | undefined>(
+    'FOLIO_DATABASE_TIMEOUT',
+    undefined,
+    (raw) => {
+      const ms = parseDuration(raw);
+      return ms !== undefined && ms >= 100 ? ms : undefined;
+    },
+    'a duration of at least 100ms such as 15s',
+  );
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -210,6 +222,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     authFailureLimit,
     redisUrl,
     changesRetentionMs,
+    databaseTimeoutMs,
   };
 }
 

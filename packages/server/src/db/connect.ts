@@ -29,6 +29,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** PostgreSQL: how long a query may go unanswered before it fails (and its connection goes). */
+  databaseTimeoutMs?: number;
   /** SQLite's `synchronous` (see `db/sqlite.ts`); `normal` when left out. */
   sqliteSynchronous?: SqliteSynchronous;
 }
@@ -39,7 +41,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const { connectPostgres } = await import('./postgres.ts');
     const { postgresChangeToken } = await import('./postgres-change-token.ts');
     const { followPostgres } = await import('./postgres-change-feed.ts');
-    const { dialect, pool } = connectPostgres(options.databaseUrl, options.poolSize);
+    const { dialect, pool } = connectPostgres(
+      options.databaseUrl,
+      options.poolSize,
+      options.databaseTimeoutMs,
+    );
     const connectionString = options.databaseUrl;
     const location = redactUrl(options.databaseUrl, 'postgres');
     // Said at once, naming the setting, rather than as a driver's error from the first query.

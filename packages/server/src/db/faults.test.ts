@@ -35,9 +35,10 @@ interface Folio {
   request(method: string, path: string, token: string, body?: unknown): Promise<Answer>;
 }
 
-async function startFolio(databaseUrl: string): Promise<Folio> {
+async function startFolio(databaseUrl: string, env: Record<string, string> = {}): Promise<Folio> {
   const port = await freePort();
   const process = await startServer({
+    ...env,
     DATABASE_URL: databaseUrl,
     PORT: String(port),
     FOLIO_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -277,6 +278,43 @@ describe('database faults (postgres)', { skip: !DIALECTS.includes('postgres') },
       const delivered = new Set(receiver.received.map((r) => String(r.json.data.id)));
       return delivered.has('before') && delivered.has('after');
     });
+    assertAlive(folio);
+  });
+  // The timeout turns a regression (requests held for good) into a failure rather than a hang.
+  test('a frozen network: a query with no answer fails its request with 503 instead of holding it', {
+    timeout: 90_000,
+  }, async () => {
+    const database = await freshDatabase();
+    const target = new URL(database.location.databaseUrl!);
+    const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
+    cleanups.push(() => proxy.close());
+    const viaProxy = new URL(target);
+    viaProxy.port = String(proxy.port);
+    const folio = await startFolio(viaProxy.toString(), { FOLIO_DATABASE_TIMEOUT: '1s' });
+    const receiver = await newReceiver();
+    const { projectId, key } = await setUpProject(folio, receiver);
+    assert.equal((await publish(folio, projectId, 'before')).status, 201);
+
+    // Connections stay open and take requests, but nothing comes back: without a deadline,
+    // every request that needed the database waited for good.
+    proxy.freeze();
+    const asked = [
+      () => folio.request('GET', `/api/v1/projects/${projectId}/content/by-slug/never-read`, key),
+      () => folio.request('GET', '/admin/v1/projects', ADMIN_TOKEN),
+      () => publish(folio, projectId, 'during'),
+      () => folio.request('GET', '/readyz', ''),
+    ];
+    const answers = await Promise.all(asked.map((ask) => attempt(ask)));
+    for (const [i, answer] of answers.entries()) assertUnavailable(answer, `request ${i} while frozen`);
+    assertAlive(folio);
+
+    proxy.restore();
+    await eventually('readyz', async () => (await folio.request('GET', '/readyz', '')).status === 200);
+    assert.equal((await publish(folio, projectId, 'after')).status, 201);
+    assert.equal(
+      (await folio.request('GET', `/api/v1/projects/${projectId}/content/by-slug/after`, key)).status,
+      200,
+    );
     assertAlive(folio);
   });
 });

@@ -5,6 +5,9 @@ const INT8_OID = 20;
 // A database that does not answer a connection attempt (a black-holed network, a failover in
 // progress) fails the request that needed it after this long, rather than holding it forever.
 const CONNECT_TIMEOUT_MS = 5_000;
+/** How long a query may go unanswered when `FOLIO_DATABASE_TIMEOUT` is not set. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
+const READ_TIMEOUT_MESSAGE = 'Query read timeout';
 
 /** The Kysely dialect and the pool under it, for the one query that bypasses Kysely. */
 export interface PostgresConnection {
@@ -16,11 +19,18 @@ export interface PostgresConnection {
  * The production database. Timestamps are stored as epoch milliseconds in `bigint` columns;
  * they fit a JavaScript number exactly, so `int8` is parsed as a number rather than a string.
  */
-export function connectPostgres(connectionString: string, max = 10): PostgresConnection {
+export function connectPostgres(
+  connectionString: string,
+  max = 10,
+  queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS,
+): PostgresConnection {
   const pool = new pg.Pool({
     connectionString,
     max,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // A connection that stays open but carries no answer (a frozen network, a stopped server
+    // process) would hold its request, and then every request, forever: the query fails instead.
+    query_timeout: queryTimeoutMs,
     // Finds a connection whose peer vanished without a word (a dead host) while it sits idle.
     keepAlive: true,
     types: {
@@ -33,6 +43,37 @@ export function connectPostgres(connectionString: string, max = 10): PostgresCon
   // queries (inside a transaction) has no listener, so every client gets one for its lifetime.
   // The query in progress fails on its own, and the pool drops the broken client on release.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    dropOnReadTimeout(client);
+  });
   return { dialect: new PostgresDialect({ pool }), pool };
+}
+
+/**
+ * A query that timed out is still the connection's query in progress: the driver queues the
+ * next one behind it, to time out in turn, and a transaction it was in would stay open, since
+ * the ROLLBACK queued behind it times out unsent, for the next request on this connection to
+ * run inside. The connection is dropped instead: the server rolls back what it held, and the
+ * next request gets a fresh connection, or a prompt 503 while the database stays out of reach.
+ */
+function dropOnReadTimeout(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const drop = (error: unknown) => {
+    if ((error as Error | undefined)?.message !== READ_TIMEOUT_MESSAGE) return;
+    (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+  };
+  (client as unknown as { query: typeof query }).query = (...args) => {
+    // The pool's own `pool.query` passes a callback; Kysely awaits the promise.
+    const callback = args.at(-1);
+    if (typeof callback === 'function') {
+      args[args.length - 1] = (error: unknown, result: unknown) => {
+        drop(error);
+        callback(error, result);
+      };
+    }
+    const result = query(...args);
+    if (result instanceof Promise) result.catch(drop);
+    return result;
+  };
 }

@@ -6,13 +6,21 @@ export interface TcpProxy {
   port: number;
   /** Drops every open connection and refuses new ones until `restore`. */
   cut(): void;
+  /**
+   * Carries nothing more either way, yet keeps every connection open and takes new ones
+   * without a word, until `restore`: a frozen network, or a server process that stopped.
+   */
+  freeze(): void;
+  /** Opens the way again; connections held while frozen are dropped, as their peers gave up. */
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
   let open = true;
+  let frozen = false;
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -20,6 +28,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   const server = net.createServer((client) => {
     track(client);
+    if (frozen) return;
     if (!open) {
       // As a refused connection looks to the client: closed before anything was said.
       client.resetAndDestroy();
@@ -29,7 +38,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     track(upstream);
     client.pipe(upstream);
     upstream.pipe(client);
-    client.on('close', () => upstream.destroy());
+    const pair: [net.Socket, net.Socket] = [client, upstream];
+    pairs.add(pair);
+    client.on('close', () => {
+      pairs.delete(pair);
+      upstream.destroy();
+    });
     upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -39,7 +53,18 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       open = false;
       for (const socket of sockets) socket.resetAndDestroy();
     },
+    freeze() {
+      frozen = true;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
     restore() {
+      if (frozen) for (const socket of sockets) socket.destroy();
+      frozen = false;
       open = true;
     },
     close() {

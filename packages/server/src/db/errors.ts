@@ -36,6 +36,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message, errcode } = error as { code?: unknown; message?: unknown; errcode?: unknown };
   if (typeof code === 'string' && (UNREACHABLE_STATES.test(code) || SOCKET_CODES.has(code))) return true;
+  // 55000 is a general state error; on connecting, it is a database closed to connections
+  // (`ALLOW_CONNECTIONS false`, as during maintenance).
+  if (
+    code === '55000' &&
+    typeof message === 'string' &&
+    message.includes('not currently accepting connections')
+  )
+    return true;
   if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number')
     return SQLITE_BUSY_CODES.has(errcode & 0xff);
   return typeof message === 'string' && DRIVER_MESSAGES.test(message);

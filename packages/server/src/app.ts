@@ -130,12 +130,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     // Without a fast path (no response cache) the framework makes its own server, with its own
     // timeouts (a 72 s keep-alive against Node's 5 s), as it always has.
-    ...(fastPath
-      ? {
-          serverFactory: (handler: http.RequestListener) =>
-            createHttpServer((request, response) => fastPath.serve(request, response, handler)),
-        }
-      : {}),
+    serverFactory: (handler: http.RequestListener) =>
+      createHttpServer(
+        fastPath ? (request, response) => fastPath.serve(request, response, handler) : handler,
+      ),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,

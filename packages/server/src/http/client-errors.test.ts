@@ -65,6 +65,18 @@ describe('errors raised by the HTTP parser', () => {
       status: 400,
       code: 'bad_request',
     },
+    {
+      what: 'an HTTP/1.1 request without a Host header',
+      bytes: 'GET /healthz HTTP/1.1\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      what: 'a delivery read without a Host header, which the fast path sees first',
+      bytes: 'GET /api/v1/projects/prj_x/content HTTP/1.1\r\nAuthorization: Bearer folio_ck_x\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
   ];
   for (const { what, bytes, status, code } of cases) {
     test(`${what} answers ${status} in the contract's shape`, async () => {
@@ -77,6 +89,11 @@ describe('errors raised by the HTTP parser', () => {
       assert.ok(answer.body.error.message.length > 0);
     });
   }
+
+  test('an HTTP/1.0 request needs no Host header', async () => {
+    const answer = await exchange(port, 'GET /healthz HTTP/1.0\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+  });
 
   test('a method Node knows but no route has answers 404 in the contract shape', async () => {
     const answer = parse(

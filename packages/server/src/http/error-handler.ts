@@ -70,8 +70,12 @@ function missingCredential(error: FastifyError, request: FastifyRequest): AppErr
 export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   // A reset connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  answerAndClose(socket, new AppError(clientErrorCode(error.code)));
+}
+
+/** Writes `appError` to the socket by hand, in the contract's shape, and closes the connection. */
+export function answerAndClose(socket: Socket, appError: AppError): void {
   if (socket.writable) {
-    const appError = new AppError(clientErrorCode(error.code));
     const body = JSON.stringify(errorBody(appError));
     socket.write(
       `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n` +

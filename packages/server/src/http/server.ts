@@ -1,5 +1,10 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
+import { AppError } from '../errors.ts';
+import { answerAndClose } from './error-handler.ts';
+
+// RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without one.
+const MISSING_HOST = 'An HTTP/1.1 request needs a Host header.';
 
 /**
  * Folio's HTTP server, whose responses and sockets each take one shape whichever path answers.
@@ -25,8 +30,17 @@ export function createHttpServer(listener: http.RequestListener): http.Server {
       // does for a streamed answer: Fastify's `request.signal` and `onRequestAbort` listen on
       // the request and would never fire.
       optimizeEmptyRequests: true,
+      // Node's own refusal of an HTTP/1.1 request without a Host header is a bare 400 with no
+      // body; Folio refuses it itself, in the contract's shape.
+      requireHostHeader: false,
     },
-    listener,
+    (request, response) => {
+      if (request.headers.host === undefined && request.httpVersion === '1.1') {
+        answerAndClose(request.socket, new AppError('bad_request', MISSING_HOST));
+        return;
+      }
+      listener(request, response);
+    },
   );
   server.on('connection', readPeer);
   return server;

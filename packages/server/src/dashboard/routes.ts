@@ -126,9 +126,10 @@ function installErrorPages(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = error instanceof AppError ? error : clientError(error);
     if (appError.status >= 500) request.log.error({ err: error }, 'dashboard request failed');
-    const title =
-      appError.status === 404 ? 'Not found' : appError.status >= 500 ? 'Something went wrong' : 'Refused';
-    return sendHtml(reply, messagePage(title, appError.message), appError.status);
+    // As the APIs do: a lockout (429) or an outage (503) says when to try again.
+    if (appError.retryAfterSeconds !== undefined)
+      reply.header('retry-after', String(appError.retryAfterSeconds));
+    return sendHtml(reply, messagePage(errorTitle(appError.status), appError.message), appError.status);
   });
   app.setNotFoundHandler((request, reply) =>
     sendHtml(reply, messagePage('Not found', `Nothing is at ${request.url.split('?')[0]}.`), 404),
@@ -162,6 +163,12 @@ function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credentia
     reply.header('set-cookie', sessionCookie(request, '', 0));
     return reply.code(303).header('location', '/dashboard/sign-in').send();
   });
+}
+
+function errorTitle(status: number): string {
+  if (status === 404) return 'Not found';
+  if (status === 429) return 'Too many attempts';
+  return status >= 500 ? 'Something went wrong' : 'Refused';
 }
 
 function clientError(error: FastifyError): AppError {

@@ -97,6 +97,11 @@ for (const dialect of DIALECTS) {
       assert.match(refused.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
       assert.equal((await t.fetch('/admin/v1/projects', bearer(ADMIN_TOKEN, guesser))).status, 429);
       assert.equal((await t.fetch('/metrics', bearer(ADMIN_TOKEN, guesser))).status, 429);
+      // The dashboard answers in HTML, but says when to come back as the APIs do.
+      const page = await t.fetch('/dashboard/sign-in', bearer(key, guesser));
+      assert.equal(page.status, 429);
+      assert.match(page.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
+      assert.match(await page.text(), /Too many attempts/);
       assert.equal((await t.fetch(path, bearer(key, '198.51.100.8'))).status, 200, 'another address');
       // Public routes carry no credential, and stay open.
       assert.equal((await t.fetch('/healthz', bearer('x', guesser))).status, 200);

@@ -102,6 +102,8 @@ for (const dialect of DIALECTS) {
       assert.equal(page.status, 429);
       assert.match(page.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
       assert.match(await page.text(), /Too many attempts/);
+      // Its stylesheet needs no credential, so it is not refused.
+      assert.equal((await t.fetch('/dashboard/assets/dashboard.css', bearer(key, guesser))).status, 200);
       assert.equal((await t.fetch(path, bearer(key, '198.51.100.8'))).status, 200, 'another address');
       // Public routes carry no credential, and stay open.
       assert.equal((await t.fetch('/healthz', bearer('x', guesser))).status, 200);

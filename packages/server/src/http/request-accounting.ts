@@ -6,8 +6,9 @@ import type { FastPathRefusal, Metrics } from './metrics.ts';
 import type { RateLimits, Spent } from './rate-limits.ts';
 
 // Routes behind a credential: a client address past its failed authentications is refused on
-// all of them, valid credential or not.
-const AUTHENTICATED = /^\/(api|admin|metrics|dashboard)(\/|$|\?)/;
+// all of them, valid credential or not. Not the dashboard's assets, which need none: the page
+// that says the address is locked out is styled by them.
+const AUTHENTICATED = /^\/(api|admin|metrics|dashboard(?!\/assets\/))(\/|$|\?)/;
 // Where a 401 counts as a failed authentication (the contract's list: the two APIs, /metrics and
 // the dashboard's sign-in; an expired dashboard session is not a guess at anything).
 const COUNTED_FAILURES = /^\/(api\/|admin\/|metrics(\?|$)|dashboard\/sign-in(\?|$))/;

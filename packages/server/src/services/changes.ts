@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DEFAULT_CHANGES_RETENTION_MS } from '../config.ts';
 import type { ProjectRow } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
@@ -21,10 +22,13 @@ import type { ServiceDeps } from './deps.ts';
 
 // As in Part 1, a larger limit is capped.
 const MAX_LIMIT = 100;
-// A cursor's issue time is rounded down to this share of the retention (at most an hour): an
+// A cursor's issue time is rounded down to this share of the retention (at most a minute): an
 // unchanged project hands back the very cursor it was asked with, so polling it is a cache hit.
-const BUCKETS_PER_RETENTION = 16;
-const MAX_BUCKET_MS = 3_600_000;
+// The rounding makes a cursor look older than it is, so it expires up to one share early: a
+// thousandth of the retention, not a sixteenth, keeps that within the contract's "the age of
+// the cursor decides" for any retention, from 2s to 30d.
+const BUCKETS_PER_RETENTION = 1000;
+const MAX_BUCKET_MS = 60_000;
 
 export interface Cursor {
   /** Every change numbered this or lower is in the replica. */
@@ -51,25 +55,38 @@ export function cursorBucketMs(retentionMs: number): number {
 export type CursorPerspective = 'c1' | 'p1';
 
 export function encodeCursor(cursor: Cursor, perspective: CursorPerspective = 'c1'): string {
-  const text = `${perspective}.${cursor.seq}.${cursor.skipDeletesUpTo}.${cursor.issuedAt}.${cursor.bucketMs}`;
-  return Buffer.from(text).toString('base64url');
+  const body = cursorBody(cursor, perspective);
+  return Buffer.from(`${body}.${checkOf(body)}`).toString('base64url');
 }
+
+const cursorBody = (cursor: Cursor, perspective: CursorPerspective) =>
+  `${perspective}.${cursor.seq}.${cursor.skipDeletesUpTo}.${cursor.issuedAt}.${cursor.bucketMs}`;
+
+// A check of the cursor's own text: base64 forgives trailing characters, so a cursor cut,
+// extended or retyped could otherwise read as another, valid one. Not a signature: a cursor
+// only ever moves its own replica.
+const checkOf = (body: string) => createHash('sha256').update(body).digest('base64url').slice(0, 6);
 
 /** The cursor `text` stands for; undefined when it is not one this feed issued. */
 export function decodeCursor(text: string, perspective: CursorPerspective = 'c1'): Cursor | undefined {
   if (!/^[A-Za-z0-9_-]{1,120}$/.test(text)) return undefined;
-  const match = /^([cp]1)\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.(\d{1,10})$/.exec(
+  const match = /^(([cp]1)\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.(\d{1,10}))(?:\.([A-Za-z0-9_-]{6}))?$/.exec(
     Buffer.from(text, 'base64url').toString('latin1'),
   );
-  if (!match || match[1] !== perspective) return undefined;
-  const [seq, skipDeletesUpTo, issuedAt, bucketMs] = match.slice(2).map(Number) as [
+  if (!match || match[2] !== perspective) return undefined;
+  const [seq, skipDeletesUpTo, issuedAt, bucketMs] = match.slice(3, 7).map(Number) as [
     number,
     number,
     number,
     number,
   ];
   if (bucketMs < 1) return undefined;
-  return { seq, skipDeletesUpTo, issuedAt, bucketMs };
+  const cursor = { seq, skipDeletesUpTo, issuedAt, bucketMs };
+  const check = match[7];
+  // Cursors issued before they carried a check are still taken until they expire.
+  const canonical =
+    check === undefined ? Buffer.from(match[1]!).toString('base64url') : encodeCursor(cursor, perspective);
+  return canonical === text && (check === undefined || check === checkOf(match[1]!)) ? cursor : undefined;
 }
 
 /**

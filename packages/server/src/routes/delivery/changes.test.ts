@@ -257,6 +257,33 @@ for (const dialect of DIALECTS) {
       await sync(feed, new Map());
     });
 
+    test('a cursor is good until the retention is over, to within a thousandth of it', async () => {
+      await put('a', { published: true });
+      // Issued at the end of a rounding interval, where rounding makes it look oldest.
+      const bucketMs = cursorBucketMs(RETENTION);
+      assert.ok(bucketMs <= RETENTION / 1000);
+      t.clock.advance(bucketMs - (t.clock.now() % bucketMs) - 1);
+      const cursor = await sync(feed, new Map());
+      const ask = () => t.deliver(feed.key, changesUrl(feed.projectId, `?since=${cursor}`));
+      t.clock.advance(RETENTION - 2 * bucketMs);
+      assert.equal((await ask()).statusCode, 200);
+      t.clock.advance(3 * bucketMs);
+      assert.equal((await ask()).statusCode, 410);
+    });
+
+    test('a cursor issued before cursors carried a check is still taken', async () => {
+      await put('a', { published: true });
+      const cursor = await sync(feed, new Map());
+      const body = Buffer.from(cursor, 'base64url').toString('latin1').split('.').slice(0, 5).join('.');
+      const legacy = Buffer.from(body).toString('base64url');
+      await put('b', { published: true });
+      const page = await readChanges(feed, { since: legacy });
+      assert.deepEqual(
+        page.changes.map((change) => (change.type === 'upsert' ? change.article.id : change.id)),
+        ['b'],
+      );
+    });
+
     test('a cursor handed back unchanged ages only within one polling bucket', async () => {
       await put('a', { published: true });
       let cursor = await sync(feed, new Map());

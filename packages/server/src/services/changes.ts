@@ -94,15 +94,18 @@ export function decodeCursor(text: string, perspective: CursorPerspective = 'c1'
  * the cursor it hands on carries the current polling bucket, so to the end of that bucket, and
  * no later than the cursor's expiry, from which the answer is a 410. A replica polling with the
  * cursor of its last sync, from an earlier bucket, is thus answered from the cache as one polling
- * within the bucket is. Without `since` (or with a cursor that cannot be read) never kept.
+ * within the bucket is. A first sync's page (no `since`) holds the current bucket too, so it is
+ * kept as long; an answer to a cursor that cannot be read (a 400) never is.
  */
 export function changesFreshUntil(deps: FeedDeps, since: string | undefined): number {
   const now = deps.now();
-  const cursor = since === undefined ? undefined : decodeCursor(since);
-  if (!cursor) return now;
   const retentionMs = deps.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS;
   const bucketMs = cursorBucketMs(retentionMs);
-  return Math.min(now - (now % bucketMs) + bucketMs, cursor.issuedAt + retentionMs + 1);
+  const bucketEnd = now - (now % bucketMs) + bucketMs;
+  if (since === undefined) return bucketEnd;
+  const cursor = decodeCursor(since);
+  if (!cursor) return now;
+  return Math.min(bucketEnd, cursor.issuedAt + retentionMs + 1);
 }
 
 type FeedDeps = ServiceDeps & { changesRetentionMs?: number | undefined };

@@ -329,6 +329,25 @@ for (const dialect of DIALECTS) {
       assert.equal(page.changes.length, 1);
     });
 
+    test('a first sync asked again within its bucket is answered from the cache', async () => {
+      const metrics = createMetrics();
+      const timed = await createTestApp(dialect, { metrics });
+      try {
+        const projectId = (await timed.createProject()).id;
+        const replica = { t: timed, projectId, key: await timed.createKey(projectId) };
+        await timed.putArticle(projectId, 'a', newArticle({ published: true }));
+        const first = await readChanges(replica, { limit: 4 });
+        const hits = metrics.totals().cacheHits;
+        assert.deepEqual(await readChanges(replica, { limit: 4 }), first);
+        assert.equal(metrics.totals().cacheHits - hits, 1, 'the repeated read was a cache hit');
+        // The next bucket's first sync hands on a cursor of that bucket: built anew.
+        timed.clock.advance(cursorBucketMs(RETENTION));
+        assert.notEqual((await readChanges(replica, { limit: 4 })).cursor, first.cursor);
+      } finally {
+        await timed.close();
+      }
+    });
+
     test('a cursor from an earlier polling bucket is answered from the cache until the bucket ends', async () => {
       const metrics = createMetrics();
       const timed = await createTestApp(dialect, { metrics });

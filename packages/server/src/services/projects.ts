@@ -3,7 +3,8 @@ import type { ProjectRow, ProjectUpdate } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import { restampPublished } from '../store/changes.ts';
 import * as store from '../store/projects.ts';
-import type { ServiceDeps } from './deps.ts';
+import { type ServiceDeps, transact } from './deps.ts';
+import { recordEvent } from './events.ts';
 import { isoTime } from './iso-time.ts';
 import { refreshServedArticles } from './served-articles.ts';
 import { generateId } from './tokens.ts';
@@ -52,7 +53,7 @@ export async function updateProject(deps: ServiceDeps, id: string, patch: Projec
   if (patch.websiteUrl !== undefined) update.website_url = normalizeWebsiteUrl(patch.websiteUrl);
   if (patch.articlesPath !== undefined) update.articles_path = normalizeArticlesPath(patch.articlesPath);
   if (patch.previewUrl !== undefined) update.preview_url = checkPreviewUrl(patch.previewUrl);
-  return deps.db.transaction().execute(async (trx) => {
+  return transact(deps, async (trx) => {
     const current = await store.findProject(trx, id);
     if (!current) throw notFound(`Project "${id}"`);
     if (Object.keys(update).length === 0) return toProject(current);
@@ -62,9 +63,13 @@ export async function updateProject(deps: ServiceDeps, id: string, patch: Projec
     const row = (await store.updateProject(trx, id, update))!;
     // Canonical paths, jsonLd URLs and the sitemap are built on these settings.
     if (servedChange) {
-      await refreshServedArticles(trx, row);
-      // Every published article serves new links: each is a change in the feed.
+      const published = await refreshServedArticles(trx, row);
+      // Every published article serves new links: each is a change in the feed, and a
+      // `content.updated` (contract: "a published article's served content changes"), so a
+      // site that rebuilds or purges on webhooks follows its new addresses.
       await restampPublished(trx, id);
+      const now = deps.now();
+      for (const article of published) await recordEvent(trx, id, 'content.updated', article, now);
     }
     return toProject(row);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { assertError, assertInvalidBody, countRows } from '../../test/assertions.ts';
+import { assertError, assertInvalidBody, countRows, listEvents } from '../../test/assertions.ts';
 import { DIALECTS } from '../../test/databases.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, START_TIME, type TestApp } from '../../test/test-app.ts';
 
@@ -260,6 +260,36 @@ for (const dialect of DIALECTS) {
       assert.equal(after.statusCode, 200);
       assert.equal(after.json().data.name, 'Renamed');
       assert.notEqual(after.headers.etag, before);
+    });
+
+    test('a PATCH that moves the articles sends content.updated for each published article, once', async () => {
+      const project = (
+        await t.admin('POST', PROJECTS, { name: 'Site', websiteUrl: 'https://a.example' })
+      ).json().data;
+      await t.putArticle(project.id, 'p1', newArticle({ slug: 'one', published: true }));
+      await t.putArticle(project.id, 'p2', newArticle({ slug: 'two', published: true }));
+      await t.putArticle(project.id, 'd1', newArticle({ slug: 'draft' }));
+      const updates = async () =>
+        (await listEvents(t.db))
+          .filter((event) => event.type === 'content.updated')
+          .map((event) => event.payload.data)
+          .sort((a, b) => String(a.id).localeCompare(String(b.id)));
+
+      await t.admin('PATCH', `${PROJECTS}/${project.id}`, { name: 'Renamed' });
+      await t.admin('PATCH', `${PROJECTS}/${project.id}`, { articlesPath: '' });
+      assert.deepEqual(await updates(), [], 'nothing served changed');
+
+      await t.admin('PATCH', `${PROJECTS}/${project.id}`, { articlesPath: '/news' });
+      const moved = [
+        { id: 'p1', slug: 'one' },
+        { id: 'p2', slug: 'two' },
+      ];
+      assert.deepEqual(await updates(), moved);
+      await t.admin('PATCH', `${PROJECTS}/${project.id}`, { websiteUrl: 'https://b.example' });
+      assert.deepEqual(
+        await updates(),
+        [...moved, ...moved].sort((a, b) => a.id.localeCompare(b.id)),
+      );
     });
 
     test('canonicalPath, related links and sitemap URLs follow a PATCH of articlesPath and websiteUrl', async () => {

@@ -125,10 +125,23 @@ describe('dashboard in Chromium', { skip }, () => {
     assert.match(secret, /^whsec_/);
     receiver.secrets = [secret];
 
+    // A refused URL: the page opens at the webhook card, and focus lands on the field.
+    await page.getByLabel(/Webhook URL/).fill('ftp://www.example.com/hook');
+    await page.getByRole('button', { name: 'Save URL' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Webhook URL' }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.id === 'webhook-url');
+
     // Point the webhook at a local receiver, send a test event, watch the log turn succeeded.
     await page.getByLabel(/Webhook URL/).fill(receiver.url);
     await page.getByRole('button', { name: 'Save URL' }).click();
     await page.getByText('Webhook URL saved.').waitFor();
+    // The page opens at the webhook card (#webhook): its outcome is there, in view and focused.
+    const saved = page.locator('#webhook-status');
+    await page.waitForFunction(() => document.activeElement?.id === 'webhook-status');
+    assert.equal(await saved.textContent(), 'Webhook URL saved.');
+    assert.ok(
+      await saved.evaluate((element) => element.getBoundingClientRect().bottom <= window.innerHeight),
+    );
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText('Test event queued').waitFor();
     const [received] = await receiver.waitFor(1);
@@ -227,7 +240,7 @@ describe('dashboard in Chromium', { skip }, () => {
     await shot('08-projects');
 
     // After a form, focus is on its outcome; on a fresh page the first Tab reaches the skip link.
-    assert.equal(await page.evaluate(() => document.activeElement?.className), 'flash success');
+    await page.waitForFunction(() => document.activeElement?.className === 'form-status');
     await page.goto(`${origin}/dashboard`);
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');

@@ -96,7 +96,9 @@ export async function runAction(
   try {
     const { back: next, ...flash } = await action();
     if (next) back = next;
-    await setFlash(deps, session, { kind: 'success', ...flash });
+    // Back on the form's own page, the outcome is shown with the form, which the address's
+    // fragment scrolls into view; elsewhere (a new project's page) atop the page.
+    await setFlash(deps, session, { kind: 'success', ...flash, ...(next ? {} : { form: target.form }) });
   } catch (error) {
     return refuseForm(deps, request, reply, target, error);
   }

@@ -11,7 +11,7 @@ export const SESSION_LIFETIME_MS = 12 * 3_600_000;
 export interface Flash {
   kind: 'success' | 'error';
   message: string;
-  /** Which form it belongs to, so an error is shown next to that form. */
+  /** Which form it belongs to, so the outcome is shown with that form rather than atop the page. */
   form?: string;
   /** The field the refusal names (its API name), so only that field is marked and the message sits beside it. */
   field?: string;

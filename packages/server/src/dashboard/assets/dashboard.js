@@ -92,22 +92,17 @@ document.addEventListener('click', (event) => {
 });
 
 // After a refused form, focus the field it names so the error beside it is read out, else the
-// control the error describes, else the error itself; after a success, focus the message.
+// control the error describes, else the error itself; after a success, focus its message, which
+// sits with the form (or atop the page).
 function focusOutcome() {
   const invalid =
     document.querySelector('[aria-invalid="true"]') ??
     document.querySelector('[aria-describedby$="-error"]') ??
     document.querySelector('.form-error');
-  if (invalid) {
-    if (invalid.classList.contains('form-error')) invalid.tabIndex = -1;
-    invalid.focus();
-    return;
-  }
-  const flash = document.querySelector('.flash');
-  if (flash) {
-    flash.tabIndex = -1;
-    flash.focus({ preventScroll: window.location.hash !== '' });
-  }
+  const message = invalid ?? document.querySelector('.form-status') ?? document.querySelector('.flash');
+  if (!message) return;
+  if (!message.matches('input, select, textarea, button')) message.tabIndex = -1;
+  message.focus();
 }
 
 const pad = (value) => String(value).padStart(2, '0');
@@ -174,12 +169,15 @@ function openPreviewLink() {
   window.location.replace(link.href);
 }
 
+// Once loaded: going to the address's fragment (#keys) moves focus to the document, so focus
+// given before it would be lost.
+window.addEventListener('load', () => setTimeout(focusOutcome));
+
 document.addEventListener('DOMContentLoaded', () => {
   openPreviewLink();
   showLocalTimes();
   enhanceScheduleForms();
   enableCopyButtons(document);
-  focusOutcome();
   enhanceConfirmations();
   for (const container of document.querySelectorAll('[data-refresh]')) refreshLive(container);
 });

@@ -12,7 +12,7 @@ import {
   describedBy,
   fieldError,
   fieldState,
-  formError,
+  formMessage,
   layout,
   type PageContext,
   projectPath,
@@ -107,9 +107,9 @@ function detailsCard(
       ? ''
       : html`<p class="muted" id="preview-needs-url">Preview on site needs the site's preview URL: <a href="${projectPath(project.id)}/settings#preview">set it in Settings</a>.</p>`
   }
-  ${formError(context.flash, 'articles')}
-  ${formError(context.flash, 'preview')}
-  ${article.draft ? '' : formError(context.flash, 'draft')}
+  ${formMessage(context.flash, 'articles')}
+  ${formMessage(context.flash, 'preview')}
+  ${article.draft ? '' : formMessage(context.flash, 'draft')}
 </section>`;
 }
 
@@ -148,7 +148,7 @@ function draftCard(context: PageContext, project: Project, article: AdminArticle
       small: true,
     })}
   </div>
-  ${formError(context.flash, 'draft')}
+  ${formMessage(context.flash, 'draft')}
 </section>`;
 }
 
@@ -176,7 +176,7 @@ function scheduleCard({ flash, csrfToken }: PageContext, project: Project, artic
     <p class="muted zone-note" data-zone-note>Times are in UTC.</p>
     ${field('publishAt', 'publish-at', article.published && article.draft ? 'Publish the draft at' : 'Publish at', article.publishAt)}
     ${field('unpublishAt', 'unpublish-at', 'Unpublish at', article.unpublishAt)}
-    ${formError(flash, 'schedule')}
+    ${formMessage(flash, 'schedule')}
     <p class="muted">A time that has already passed applies at once.</p>
     <button type="submit" class="button primary">Save schedule</button>
   </form>

@@ -5,7 +5,7 @@ import {
   confirmButton,
   copyable,
   csrfField,
-  formError,
+  formMessage,
   layout,
   type PageContext,
   projectPath,
@@ -86,7 +86,7 @@ export function articlesPage(
     ${search ? html`<a href="${base}">Clear</a>` : ''}
   </form>`
   }
-  ${formError(context.flash, 'articles')}
+  ${formMessage(context.flash, 'articles')}
   ${empty ? '' : html`<p class="muted" aria-live="polite">${pagination.total} article${pagination.total === 1 ? '' : 's'}${search ? html` with “${search}” in the title` : ''}</p>`}
   ${empty ? firstArticle(project, baseUrl) : ''}
   ${

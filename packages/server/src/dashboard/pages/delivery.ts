@@ -8,7 +8,7 @@ import {
   csrfField,
   fieldError,
   fieldState,
-  formError,
+  formMessage,
   layout,
   type PageContext,
   projectPath,
@@ -105,7 +105,7 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
     </fieldset>
     ${fieldError(flash, 'keys', 'kind')}
     <button type="submit" class="button primary">Create key</button>
-    ${formError(flash, 'keys')}
+    ${formMessage(flash, 'keys')}
   </form>
   ${
     keys.length === 0
@@ -148,7 +148,7 @@ function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
       value="${typed(flash, 'webhook', 'url', webhook.url ?? '')}"${fieldState(flash, 'webhook', 'url')}>
     <button type="submit" class="button primary">Save URL</button>
     ${fieldError(flash, 'webhook', 'url')}
-    ${formError(flash, 'webhook')}
+    ${formMessage(flash, 'webhook')}
   </form>
   <h3>Signing secret</h3>
   ${
@@ -167,7 +167,7 @@ function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
     })}
     <form method="post" action="${base}/webhook/test">${csrfField(csrfToken)}<button type="submit" class="button secondary">Send test event</button></form>
   </div>
-  ${formError(flash, 'webhook-actions')}
+  ${formMessage(flash, 'webhook-actions')}
   <h3 id="log-title">Delivery log</h3>
   <div id="delivery-log" data-refresh="${base}/deliveries" aria-labelledby="log-title">
     ${deliveryLog(context, project, data.deliveries, data.now)}

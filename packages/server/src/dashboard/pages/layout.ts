@@ -68,9 +68,9 @@ function navigation(context: PageContext, project: ProjectNav | undefined): Safe
   </form>`;
 }
 
-/** The page-level message; errors that belong to a form are shown beside it instead. */
+/** The page-level message; outcomes that belong to a form are shown with it instead. */
 function flashMessage(flash: Flash | undefined): SafeHtml {
-  const visible = flash && !(flash.kind === 'error' && flash.form);
+  const visible = flash && !flash.form;
   return html`<div class="flash-region" aria-live="polite">${
     visible
       ? html`<p class="flash ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">${flash.message}</p>`
@@ -82,9 +82,16 @@ export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="csrf" value="${token}">`;
 }
 
-/** The refusal of `form` from the last POST, when it names no one field: shown with the form. */
-export function formError(flash: Flash | undefined, form: string): SafeHtml | '' {
-  if (flash?.kind !== 'error' || flash.form !== form || flash.field) return '';
+/**
+ * The outcome of `form`'s last POST, shown with the form: its success, or its refusal when that
+ * names no one field (one that does is shown beside the field).
+ */
+export function formMessage(flash: Flash | undefined, form: string): SafeHtml | '' {
+  if (flash?.form !== form) return '';
+  if (flash.kind === 'success') {
+    return html`<p class="form-status" role="status" id="${form}-status">${flash.message}</p>`;
+  }
+  if (flash.field) return '';
   return html`<p class="form-error" role="alert" id="${form}-error">${flash.message}</p>`;
 }
 

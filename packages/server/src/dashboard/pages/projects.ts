@@ -4,7 +4,7 @@ import {
   csrfField,
   fieldError,
   fieldState,
-  formError,
+  formMessage,
   layout,
   type PageContext,
   projectPath,
@@ -30,7 +30,7 @@ export function projectsPage(context: PageContext, projects: Project[]): string 
     <input id="${form}-name" name="name" required maxlength="200" value="${typed(flash, form, 'name', project.name)}"${fieldState(flash, form, 'name')}>
     <button type="submit" class="button secondary">Rename</button>
     ${fieldError(flash, form, 'name')}
-    ${formError(flash, form)}
+    ${formMessage(flash, form)}
   </form>
 </li>`;
   });
@@ -55,7 +55,7 @@ export function projectsPage(context: PageContext, projects: Project[]): string 
     <label for="create-path">Articles live under <span class="muted">(optional, e.g. /blog)</span></label>
     <input id="create-path" name="articlesPath" value="${typed(flash, 'create', 'articlesPath', '')}"${fieldState(flash, 'create', 'articlesPath')}>
     ${fieldError(flash, 'create', 'articlesPath')}
-    ${formError(flash, 'create')}
+    ${formMessage(flash, 'create')}
     <button type="submit" class="button primary">Create project</button>
   </form>
 </section>`,

@@ -4,7 +4,7 @@ import {
   csrfField,
   fieldError,
   fieldState,
-  formError,
+  formMessage,
   layout,
   type PageContext,
   projectPath,
@@ -61,7 +61,7 @@ function siteCard(
     <label for="articles-path">Articles live under <span class="muted">(a path such as /blog; empty: the site root)</span></label>
     <input id="articles-path" name="articlesPath" value="${typed(flash, 'site', 'articlesPath', project.articlesPath)}"${fieldState(flash, 'site', 'articlesPath')}>
     ${fieldError(flash, 'site', 'articlesPath')}
-    ${formError(flash, 'site')}
+    ${formMessage(flash, 'site')}
     <button type="submit" class="button primary">Save settings</button>
   </form>
   <h3>Example for the article <code>${exampleSlug}</code></h3>
@@ -92,7 +92,7 @@ function previewCard(
     <input id="preview-url" name="previewUrl" type="url" placeholder="https://www.example.com/api/preview?slug={slug}&amp;token={token}"
       value="${typed(flash, 'preview-url', 'previewUrl', project.previewUrl ?? '')}"${fieldState(flash, 'preview-url', 'previewUrl')}>
     ${fieldError(flash, 'preview-url', 'previewUrl')}
-    ${formError(flash, 'preview-url')}
+    ${formMessage(flash, 'preview-url')}
     <button type="submit" class="button primary">Save preview URL</button>
   </form>
   <h3>Example for the article <code>${exampleSlug}</code></h3>

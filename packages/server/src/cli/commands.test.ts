@@ -126,6 +126,32 @@ for (const dialect of DIALECTS) {
       assert.match(page.stderr, /--limit must be a whole number/);
     });
 
+    test('a database that cannot be opened: one line, the JSON error with --json, no crash', async () => {
+      const broken: Record<string, string> =
+        dialect === 'sqlite'
+          ? { FOLIO_DATA_DIR: '/proc/folio-cli' }
+          : { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/folio' };
+      const run = await runFolio(broken, ['projects', 'list', '--json']);
+      assert.equal(run.code, dialect === 'sqlite' ? 2 : 1, run.stderr);
+      assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+      assert.match(run.stderr, dialect === 'sqlite' ? /FOLIO_DATA_DIR/ : /DATABASE_URL/);
+      assert.equal(run.json().success, false);
+    });
+
+    test('with --json a usage or configuration error is JSON on stdout too', async () => {
+      const usage = await folio('projects', 'frobnicate', '--json');
+      assert.equal(usage.code, 2);
+      const config = await runFolio({ ...env, PORT: 'abc' }, ['projects', 'list', '--json']);
+      assert.equal(config.code, 2);
+      assert.deepEqual(
+        [usage, config].map((run) => [run.json().success, run.json().error.code]),
+        [
+          [false, 'invalid_usage'],
+          [false, 'invalid_config'],
+        ],
+      );
+    });
+
     test('a bad configuration exits 2 naming each variable, before touching the database', async () => {
       const run = await runFolio({ ...env, PORT: 'abc', FOLIO_WEBHOOK_TIMEOUT: 'soon' }, [
         'projects',

@@ -107,8 +107,10 @@ export function createContext(io: CliIo, json: boolean): CommandContext & { clos
       io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text()}\n`);
     },
     async close() {
-      if (!database) return;
-      const { handle, feed } = await database;
+      // A database that failed to open was reported by the command; there is nothing to close.
+      const opened = await database?.catch(() => undefined);
+      if (!opened) return;
+      const { handle, feed } = opened;
       // The command's writes are served by every server process before the command returns.
       await feed.settle();
       await feed.close();

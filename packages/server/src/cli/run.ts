@@ -85,8 +85,15 @@ function printTopLevel(argv: string[], io: CliIo): number {
     return second === undefined ? EXIT_USAGE : EXIT_OK;
   }
   const what = group.length > 0 ? `unknown command "${first} ${second}"` : `unknown command "${first}"`;
+  if (argv.includes('--json')) writeJsonError(io, 'invalid_usage', what);
   io.stderr.write(`folio: ${what}; see \`folio --help\`\n`);
   return EXIT_USAGE;
+}
+
+/** A failure as JSON on stdout, for `--json`: the management API's error body. */
+function writeJsonError(io: CliIo, code: string, message: string, details?: unknown): void {
+  const error = { code, message, ...(details ? { details } : {}) };
+  io.stdout.write(`${JSON.stringify({ success: false, error }, null, 2)}\n`);
 }
 
 function topLevelHelp(commands: CommandSpec[]): string {
@@ -111,22 +118,20 @@ function commandHelp(command: CommandSpec): string {
 
 function reportError(error: unknown, command: CommandSpec, io: CliIo, json: boolean): number {
   const prefix = `folio ${command.name}`;
+  // With --json, every failure is also JSON on stdout, as the README promises scripts.
   if (error instanceof UsageError) {
+    if (json) writeJsonError(io, 'invalid_usage', error.message);
     io.stderr.write(`${prefix}: ${error.message}\nUsage: ${command.usage}\n`);
     return EXIT_USAGE;
   }
   if (error instanceof ConfigError) {
+    if (json) writeJsonError(io, 'invalid_config', error.problems.join('; '));
     for (const problem of error.problems) io.stderr.write(`${prefix}: ${problem}\n`);
     return EXIT_USAGE;
   }
   const appError = error instanceof AppError ? error : undefined;
   const message = appError ? appError.message : `failed: ${describeUnexpected(error)}`;
-  if (json) {
-    const body = appError
-      ? { code: appError.code, message, ...(appError.details ? { details: appError.details } : {}) }
-      : { code: 'internal', message };
-    io.stdout.write(`${JSON.stringify({ success: false, error: body }, null, 2)}\n`);
-  }
+  if (json) writeJsonError(io, appError?.code ?? 'internal', message, appError?.details);
   io.stderr.write(`${prefix}: ${message}\n`);
   return EXIT_FAILED;
 }

@@ -67,6 +67,16 @@ describe('configuration', () => {
     }
   });
 
+  test('LOG_LEVEL: info by default; a level pino knows, in any case; anything else is refused', () => {
+    assert.equal(loadConfig({}).logLevel, 'info');
+    assert.equal(loadConfig({ LOG_LEVEL: 'WARN' }).logLevel, 'warn');
+    assert.throws(
+      () => loadConfig({ LOG_LEVEL: 'verbose' }),
+      (error: unknown) =>
+        error instanceof ConfigError && error.problems[0]!.startsWith('LOG_LEVEL="verbose"'),
+    );
+  });
+
   test('FOLIO_DATABASE_TIMEOUT: unset leaves the default; a duration of 100ms or more parses', () => {
     assert.equal(loadConfig({}).databaseTimeoutMs, undefined);
     assert.equal(loadConfig({ FOLIO_DATABASE_TIMEOUT: '2s' }).databaseTimeoutMs, 2_000);

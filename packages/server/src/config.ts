@@ -35,7 +35,12 @@ export interface Config {
   changesRetentionMs: number;
   /** PostgreSQL: how long a query may go unanswered; undefined keeps the driver layer's default. */
   databaseTimeoutMs: number | undefined;
+  /** The least severe log line written. */
+  logLevel: LogLevel;
 }
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** A configuration problem: one line naming the variable. */
 export class ConfigError extends Error {
@@ -201,6 +206,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     'a duration of at least 100ms such as 15s',
   );
 
+  const logLevel = read<LogLevel>(
+    'LOG_LEVEL',
+    'info',
+    (raw) => LOG_LEVELS.find((level) => level === raw.trim().toLowerCase()),
+    LOG_LEVELS.join(', '),
+  );
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -223,6 +235,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     redisUrl,
     changesRetentionMs,
     databaseTimeoutMs,
+    logLevel,
   };
 }
 

@@ -30,7 +30,7 @@ export interface Runtime {
 
 /** `serving`: the process answers HTTP requests from cached bytes (a server, not a worker). */
 export async function openRuntime(config: Config, serving: boolean): Promise<Runtime> {
-  const logger = createLogger();
+  const logger = createLogger(config.logLevel);
   const database = await openDatabase(config);
   const applied = await migrateToLatest(database.db, database.dialect);
   logger.info({ database: database.dialect, location: database.location, applied }, 'database ready');

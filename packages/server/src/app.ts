@@ -15,7 +15,7 @@ import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
 import { handleClientError, handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
 import { createFastPath, ROUTER_OPTIONS } from './http/fast-path.ts';
-import { installJsonBodyParser } from './http/json-body.ts';
+import { installJsonBodyParser, JSON_BODY_LIMIT } from './http/json-body.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createMetricsHistory } from './http/metrics-history.ts';
 import { createRateLimits, type RateLimits } from './http/rate-limits.ts';
@@ -52,7 +52,6 @@ declare module 'fastify' {
   }
 }
 
-const BODY_LIMIT = 1024 * 1024;
 const DEFAULT_RESPONSE_CACHE_BYTES = DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024;
 
 export interface AppOptions {
@@ -135,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         fastPath ? (request, response) => fastPath.serve(request, response, handler) : handler,
       ),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: JSON_BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,
     routerOptions: ROUTER_OPTIONS,
     frameworkErrors: handleFrameworkError,

@@ -349,6 +349,37 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    test('bytes: a BOM and CRLF are no part of a line; bad UTF-8 and lines over 1 MiB are invalid', async () => {
+      const projectId = await createProject();
+      const line = (id: string, title = id) => JSON.stringify({ id, slug: id, title, blocks: [] });
+      const huge = JSON.stringify({ id: 'd', slug: 'd', title: 'x'.repeat(1024 * 1024), blocks: [] });
+      const content = Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(`${line('a')}\r\n`),
+        // A Latin-1 "é" (0xE9) is no UTF-8; decoded, it would be stored as U+FFFD.
+        Buffer.from(`${line('b', 'caf')}`.replace('caf"', 'caf\u0000"')).map((byte) =>
+          byte === 0 ? 0xe9 : byte,
+        ),
+        Buffer.from(`\r\n${line('c')}\n${huge}\n`),
+      ]);
+      fs.writeFileSync(path.join(dir, 'bytes.ndjson'), content);
+      const run = await folio('import', 'bytes.ndjson', '--continue-on-error', '--json');
+      assert.equal(run.code, 1);
+      assert.deepEqual(
+        run
+          .json()
+          .invalidLines.map((entry: { line: number; message: string }) => [entry.line, entry.message]),
+        [
+          [2, 'is not valid UTF-8'],
+          [4, `is ${Buffer.byteLength(huge)} bytes, over the 1 MiB an article may be`],
+        ],
+      );
+      assert.deepEqual(
+        (await articleRows(projectId)).map((row) => row.id),
+        ['a', 'c'],
+      );
+    });
+
     test('--continue-on-error writes the valid lines and reports the invalid ones', async () => {
       const projectId = await createProject();
       const content = [

@@ -1,5 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import type { ArticleInput } from '@folio/schema';
 import type { ErrorDetail } from '../errors.ts';
+import { JSON_BODY_LIMIT } from '../http/json-body.ts';
 import { MAX_DETAILS } from '../http/validation.ts';
 import type { ImportItem } from '../services/article-transfer.ts';
 import { describeDetails, type InputValidator } from './validate.ts';
@@ -13,22 +15,39 @@ export interface InvalidLine {
   details: ErrorDetail[];
 }
 
-/** Checks every line; valid ones become import items, the others are reported by line number. */
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * Checks every line of the file's bytes; valid ones become import items, the others are reported
+ * by line number. A byte order mark, as some editors save, is no part of the first line.
+ */
 export function parseLines(
-  text: string,
+  bytes: Buffer,
   validator: InputValidator,
   onProgress: (done: number, total: number) => void,
 ): { items: ImportItem[]; invalid: InvalidLine[] } {
-  const lines = text.split(/\r?\n/);
-  // The newline that ends the last line starts no line of its own.
-  if (lines.at(-1) === '') lines.pop();
+  const lines = splitLines(bytes.subarray(0, 3).equals(UTF8_BOM) ? bytes.subarray(3) : bytes);
   const items: ImportItem[] = [];
   const invalid: InvalidLine[] = [];
   const firstLineOf = new Map<string, number>();
-  for (const [index, raw] of lines.entries()) {
+  for (const [index, bytesOfLine] of lines.entries()) {
     onProgress(index + 1, lines.length);
+    const line = index + 1;
+    // As the API: a larger body answers 413, so no article comes in bigger by the back door.
+    if (bytesOfLine.length > JSON_BODY_LIMIT) {
+      invalid.push(
+        problem(line, null, `is ${bytesOfLine.length} bytes, over the 1 MiB an article may be`, '/'),
+      );
+      continue;
+    }
+    // Decoding would put U+FFFD in place of each bad byte and store it as text.
+    if (!isUtf8(bytesOfLine)) {
+      invalid.push(problem(line, null, 'is not valid UTF-8', '/'));
+      continue;
+    }
+    const raw = bytesOfLine.toString('utf8');
     if (raw.trim() === '') continue;
-    const parsed = parseLine(raw, index + 1, validator);
+    const parsed = parseLine(raw, line, validator);
     if ('code' in parsed) {
       invalid.push(parsed);
       continue;
@@ -88,6 +107,18 @@ function describeJsonError(message: string): string {
         `${where === 'in' ? '' : ' after the value,'} at column ${Number(position) + 1}`,
     );
   return reason.charAt(0).toLowerCase() + reason.slice(1);
+}
+
+/** The file's lines, without their `\n` or `\r\n`; the newline that ends the last starts none. */
+function splitLines(bytes: Buffer): Buffer[] {
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let end = bytes.indexOf(0x0a); end !== -1; end = bytes.indexOf(0x0a, start)) {
+    lines.push(bytes.subarray(start, end > start && bytes[end - 1] === 0x0d ? end - 1 : end));
+    start = end + 1;
+  }
+  if (start < bytes.length) lines.push(bytes.subarray(start));
+  return lines;
 }
 
 function problem(line: number, id: string | null, message: string, path: string): InvalidLine {

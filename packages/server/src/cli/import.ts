@@ -65,7 +65,8 @@ Options:
   positionals: ['FILE'],
   async run(context, { values, positionals }) {
     const file = path.resolve(context.io.cwd ?? process.cwd(), positionals[0]!);
-    const text = readInput(file);
+    const bytes = readInput(file);
+    const text = bytes.toString('utf8');
     if (text.trim() === '') {
       throw new AppError(
         'invalid_body',
@@ -76,7 +77,7 @@ Options:
     const projectId = (await getProject(deps, await resolveProjectId(deps, values.project as string))).id;
     const progress = createProgress(context.io.stderr);
     const validator = createInputValidator(context.config().baseUrl);
-    const { items, invalid } = parseLines(text, validator, (done, total) =>
+    const { items, invalid } = parseLines(bytes, validator, (done, total) =>
       progress.update('checking', done, total),
     );
 
@@ -138,9 +139,9 @@ function describeFailure(summary: ImportSummary): string {
   return `${lines.length} line${plural} not imported (${shown})${summary.written ? '' : '; nothing was written'}`;
 }
 
-function readInput(file: string): string {
+function readInput(file: string): Buffer {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new AppError('not_found', `The file ${file} does not exist.`);

@@ -4,6 +4,9 @@ import { AppError } from '../errors.ts';
 import { findUnstorableText } from './storable-text.ts';
 import { summarizeDetails } from './validation.ts';
 
+/** The largest JSON body taken (contract: bodies over 1 MiB answer 413); an import line too. */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
 /**
  * Only `application/json` bodies are accepted; anything else answers 415. An empty body is
  * allowed so action endpoints (publish, unpublish) work with clients that always send the

@@ -25,7 +25,14 @@ for (const dialect of DIALECTS) {
       const lines = [
         { id: 'one', slug: 'first', title: 'First steps', blocks: [paragraph('One')], published: true },
         { id: 'two', slug: 'second', title: 'Second thoughts', blocks: [] },
-        { id: 'three', slug: 'third', title: 'Third time', blocks: [paragraph('Three')], related: ['first'] },
+        {
+          id: 'three',
+          slug: 'third',
+          title: 'Third time',
+          blocks: [paragraph('Three')],
+          related: ['first'],
+          seo: { jsonLd: { '@context': 'https://schema.org', '@type': 'Article' } },
+        },
       ];
       fs.writeFileSync(path.join(dir, 'in.ndjson'), lines.map((line) => JSON.stringify(line)).join('\n'));
       assert.equal((await folio('import', 'in.ndjson')).code, 0);
@@ -90,6 +97,9 @@ for (const dialect of DIALECTS) {
       const human = await folio('articles', 'get', 'three');
       assert.match(human.stdout, /^Third time\n {2}id: +three\n {2}slug: +third\n {2}state: +unpublished\n/);
       assert.match(human.stdout, /\n {2}blocks: +1 \(paragraph\)\n {2}related: +first\n/);
+      // The ingested JSON-LD is an object: shown as JSON.
+      assert.match(human.stdout, / {2}seo: +jsonLd: \{"@context":"https:\/\/schema\.org","@type":"Article"\}\n/);
+      assert.doesNotMatch(human.stdout, /\[object Object\]/);
 
       const missing = await folio('articles', 'get', 'nope', '--json');
       assert.equal(missing.code, 1);

@@ -146,7 +146,11 @@ const INDENT = ' '.repeat(14);
 
 function describeArticle(article: AdminArticle): string {
   const types = [...new Set(article.blocks.map((block) => block.type))];
-  const seo = Object.entries(article.seo).map(([field, value]) => `${field}: ${String(value)}`);
+  // An object (the ingested jsonLd) as JSON, not "[object Object]".
+  const seo = Object.entries(article.seo).map(
+    ([field, value]) =>
+      `${field}: ${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`,
+  );
   return [
     `${article.title}`,
     `  id:         ${article.id}`,

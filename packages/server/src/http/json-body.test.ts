@@ -65,6 +65,23 @@ describe('a request with a Content-Type but no body over a real socket', () => {
     assert.equal((await t.admin('GET', `${admin}/articles/a1`)).json().data.published, false);
   });
 
+  test('a body that is not UTF-8 is refused, not stored with U+FFFD in place of its bytes', async () => {
+    const body = Buffer.from(JSON.stringify(newArticle({ slug: 'latin', title: 'Caf?' })));
+    body[body.indexOf('Caf?') + 3] = 0xe9; // "é" in Latin-1
+    const response = await t.app.inject({
+      method: 'PUT',
+      url: `/admin/v1/projects/${projectId}/articles/latin`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      payload: body,
+    });
+    assert.equal(response.statusCode, 400);
+    assert.deepEqual(response.json().error, {
+      code: 'invalid_body',
+      message: 'The request body is not valid UTF-8.',
+    });
+    assert.equal((await t.admin('GET', `/admin/v1/projects/${projectId}/articles/latin`)).statusCode, 404);
+  });
+
   test('with a media type other than JSON answers 415 at once', async () => {
     const request = head('POST', `/admin/v1/projects/${projectId}/articles/a1/publish`).replace(
       'application/json',

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
@@ -27,8 +28,12 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     done(null, bodiless ? Readable.from([]) : payload);
   });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    const bytes = body as Buffer;
+    // JSON is UTF-8 (RFC 8259); decoding other bytes would store U+FFFD in their place, silently.
+    if (!isUtf8(bytes))
+      return done(new AppError('invalid_body', 'The request body is not valid UTF-8.'), undefined);
+    const text = bytes.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     let value: unknown;
     try {

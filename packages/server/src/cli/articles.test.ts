@@ -98,7 +98,10 @@ for (const dialect of DIALECTS) {
       assert.match(human.stdout, /^Third time\n {2}id: +three\n {2}slug: +third\n {2}state: +unpublished\n/);
       assert.match(human.stdout, /\n {2}blocks: +1 \(paragraph\)\n {2}related: +first\n/);
       // The ingested JSON-LD is an object: shown as JSON.
-      assert.match(human.stdout, / {2}seo: +jsonLd: \{"@context":"https:\/\/schema\.org","@type":"Article"\}\n/);
+      assert.match(
+        human.stdout,
+        / {2}seo: +jsonLd: \{"@context":"https:\/\/schema\.org","@type":"Article"\}\n/,
+      );
       assert.doesNotMatch(human.stdout, /\[object Object\]/);
 
       const missing = await folio('articles', 'get', 'nope', '--json');

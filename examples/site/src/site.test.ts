@@ -33,7 +33,7 @@ interface Answer {
 async function startSite(
   t: TestApp,
   folioUrl: string,
-  fields: { articlesPath?: string },
+  fields: { articlesPath?: string; websiteUrl?: string | null },
   options: Parameters<typeof createSite>[1] = {},
 ) {
   const server = http.createServer();
@@ -231,6 +231,30 @@ describe('example site: article URLs follow the project’s "Articles live under
       assert.equal((await s.get('/news/three')).status, 404, 'a recent page is still cached');
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('example site: a sitemap while the project has no Website URL', () => {
+  test('is built on the site’s own origin instead of failing', async () => {
+    const t = await createTestApp('sqlite', { clockStart: Date.now() });
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const folioUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+      const s = await startSite(t, folioUrl, { articlesPath: '/blog', websiteUrl: null });
+      try {
+        await t.putArticle(s.project.id, 'one', newArticle({ slug: 'one', published: true }));
+        await t.putArticle(s.project.id, 'two', newArticle({ slug: 'two' }));
+        const sitemap = await s.get('/sitemap.xml');
+        assert.equal(sitemap.status, 200);
+        const locs = [...sitemap.body.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => match[1]);
+        assert.deepEqual(locs, [`${s.origin}/blog/one`]);
+        assert.match(sitemap.body, /<lastmod>\d{4}-\d\d-\d\dT/);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await t.close();
     }
   });
 });

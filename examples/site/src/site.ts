@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createClient, FolioError, sitemapXml } from '@folio/client';
+import { createClient, FolioError, type SitemapEntry, sitemapXml } from '@folio/client';
 import { createWebhookHandler } from '@folio/client/node';
 import type { SiteConfig } from './config.ts';
 import { articlePage, errorPage, listPage, notFoundPage, previewPage, previewRefusedPage } from './pages.ts';
@@ -88,7 +88,7 @@ export function createSite(
       return {
         status: 200,
         type: 'application/xml; charset=utf-8',
-        body: sitemapXml(await folio.getSitemap()),
+        body: sitemapXml(await sitemapEntries()),
       };
     }
     if (path === '/robots.txt') {
@@ -99,6 +99,24 @@ export function createSite(
       };
     }
     return renderArticle(path);
+  }
+
+  // Folio builds sitemap URLs on the project's Website URL and answers 409 while it has none;
+  // the site knows its own origin, and builds them from the articles' canonical paths then.
+  async function sitemapEntries(): Promise<SitemapEntry[]> {
+    try {
+      return await folio.getSitemap();
+    } catch (error) {
+      if (!(error instanceof FolioError && error.status === 409)) throw error;
+      const entries: SitemapEntry[] = [];
+      for await (const article of folio.articles()) {
+        entries.push({
+          url: `${config.origin}${article.seo.canonicalPath}`,
+          lastModified: article.updatedAt,
+        });
+      }
+      return entries;
+    }
   }
 
   // Any other path may be an article's: Folio builds each canonical path on the project's

@@ -122,6 +122,34 @@ async function attempt(work: () => Promise<Answer>): Promise<Answer> {
   }
 }
 
+/**
+ * A server on a fresh database reached through a TCP proxy the test can cut or freeze, with a
+ * project, a webhook receiver and one article published before the fault.
+ */
+async function behindProxy(env: Record<string, string> = {}) {
+  const database = await freshDatabase();
+  const target = new URL(database.location.databaseUrl!);
+  const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
+  cleanups.push(() => proxy.close());
+  const viaProxy = new URL(target);
+  viaProxy.port = String(proxy.port);
+  const folio = await startFolio(viaProxy.toString(), env);
+  const receiver = await newReceiver();
+  const { projectId, key } = await setUpProject(folio, receiver);
+  assert.equal((await publish(folio, projectId, 'before')).status, 201);
+  return { proxy, folio, receiver, projectId, key };
+}
+
+/** Once the database is back: ready again, and a write is served, with no restart. */
+async function recovers(folio: Folio, projectId: string, key: string): Promise<void> {
+  await eventually('readyz', async () => (await folio.request('GET', '/readyz', '')).status === 200);
+  assert.equal((await publish(folio, projectId, 'after')).status, 201);
+  assert.equal(
+    (await folio.request('GET', `/api/v1/projects/${projectId}/content/by-slug/after`, key)).status,
+    200,
+  );
+}
+
 describe('database faults (postgres)', { skip: !DIALECTS.includes('postgres') }, () => {
   test('terminating every backend under concurrent writes and reads: the server stays up and keeps every acknowledged write with its event', async () => {
     const database = await freshDatabase();
@@ -235,16 +263,7 @@ describe('database faults (postgres)', { skip: !DIALECTS.includes('postgres') },
   });
 
   test('an outage: /readyz and requests that need the database answer 503 with Retry-After; recovery needs no restart', async () => {
-    const database = await freshDatabase();
-    const target = new URL(database.location.databaseUrl!);
-    const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
-    cleanups.push(() => proxy.close());
-    const viaProxy = new URL(target);
-    viaProxy.port = String(proxy.port);
-    const folio = await startFolio(viaProxy.toString());
-    const receiver = await newReceiver();
-    const { projectId, key } = await setUpProject(folio, receiver);
-    assert.equal((await publish(folio, projectId, 'before')).status, 201);
+    const { proxy, folio, receiver, projectId, key } = await behindProxy();
 
     proxy.cut();
     assertUnavailable(await folio.request('GET', '/readyz', ''), 'readyz');
@@ -263,12 +282,7 @@ describe('database faults (postgres)', { skip: !DIALECTS.includes('postgres') },
     assertAlive(folio);
 
     proxy.restore();
-    await eventually('readyz', async () => (await folio.request('GET', '/readyz', '')).status === 200);
-    assert.equal((await publish(folio, projectId, 'after')).status, 201);
-    assert.equal(
-      (await folio.request('GET', `/api/v1/projects/${projectId}/content/by-slug/after`, key)).status,
-      200,
-    );
+    await recovers(folio, projectId, key);
     // The write refused during the outage left nothing behind.
     assert.equal(
       (await folio.request('GET', `/api/v1/projects/${projectId}/content/by-slug/during`, key)).status,
@@ -284,16 +298,7 @@ describe('database faults (postgres)', { skip: !DIALECTS.includes('postgres') },
   test('a frozen network: a query with no answer fails its request with 503 instead of holding it', {
     timeout: 90_000,
   }, async () => {
-    const database = await freshDatabase();
-    const target = new URL(database.location.databaseUrl!);
-    const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
-    cleanups.push(() => proxy.close());
-    const viaProxy = new URL(target);
-    viaProxy.port = String(proxy.port);
-    const folio = await startFolio(viaProxy.toString(), { FOLIO_DATABASE_TIMEOUT: '1s' });
-    const receiver = await newReceiver();
-    const { projectId, key } = await setUpProject(folio, receiver);
-    assert.equal((await publish(folio, projectId, 'before')).status, 201);
+    const { proxy, folio, projectId, key } = await behindProxy({ FOLIO_DATABASE_TIMEOUT: '1s' });
 
     // Connections stay open and take requests, but nothing comes back: without a deadline,
     // every request that needed the database waited for good.
@@ -309,12 +314,7 @@ describe('database faults (postgres)', { skip: !DIALECTS.includes('postgres') },
     assertAlive(folio);
 
     proxy.restore();
-    await eventually('readyz', async () => (await folio.request('GET', '/readyz', '')).status === 200);
-    assert.equal((await publish(folio, projectId, 'after')).status, 201);
-    assert.equal(
-      (await folio.request('GET', `/api/v1/projects/${projectId}/content/by-slug/after`, key)).status,
-      200,
-    );
+    await recovers(folio, projectId, key);
     assertAlive(folio);
   });
 });

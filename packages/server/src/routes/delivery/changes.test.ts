@@ -329,13 +329,28 @@ for (const dialect of DIALECTS) {
       assert.equal(page.changes.length, 1);
     });
 
-    test('a first sync asked again within its bucket is answered from the cache', async () => {
+    /** An app of its own, with metrics, and a replica of a project holding one published article. */
+    async function withTimedReplica(
+      work: (app: {
+        timed: TestApp;
+        replica: Feed;
+        metrics: ReturnType<typeof createMetrics>;
+      }) => Promise<void>,
+    ): Promise<void> {
       const metrics = createMetrics();
       const timed = await createTestApp(dialect, { metrics });
       try {
         const projectId = (await timed.createProject()).id;
         const replica = { t: timed, projectId, key: await timed.createKey(projectId) };
         await timed.putArticle(projectId, 'a', newArticle({ published: true }));
+        await work({ timed, replica, metrics });
+      } finally {
+        await timed.close();
+      }
+    }
+
+    test('a first sync asked again within its bucket is answered from the cache', async () => {
+      await withTimedReplica(async ({ timed, replica, metrics }) => {
         const first = await readChanges(replica, { limit: 4 });
         const hits = metrics.totals().cacheHits;
         assert.deepEqual(await readChanges(replica, { limit: 4 }), first);
@@ -343,18 +358,11 @@ for (const dialect of DIALECTS) {
         // The next bucket's first sync hands on a cursor of that bucket: built anew.
         timed.clock.advance(cursorBucketMs(RETENTION));
         assert.notEqual((await readChanges(replica, { limit: 4 })).cursor, first.cursor);
-      } finally {
-        await timed.close();
-      }
+      });
     });
 
     test('a cursor from an earlier polling bucket is answered from the cache until the bucket ends', async () => {
-      const metrics = createMetrics();
-      const timed = await createTestApp(dialect, { metrics });
-      try {
-        const projectId = (await timed.createProject()).id;
-        const replica = { t: timed, projectId, key: await timed.createKey(projectId) };
-        await timed.putArticle(projectId, 'a', newArticle({ published: true }));
+      await withTimedReplica(async ({ timed, replica, metrics }) => {
         const cursor = await sync(replica, new Map());
         const bucketMs = cursorBucketMs(RETENTION);
         // The replica polls again hours later, with the cursor its last sync ended on.
@@ -370,9 +378,7 @@ for (const dialect of DIALECTS) {
         const later = await readChanges(replica, { since: cursor });
         assert.notEqual(later.cursor, first.cursor);
         assert.equal((await readChanges(replica, { since: later.cursor })).cursor, later.cursor);
-      } finally {
-        await timed.close();
-      }
+      });
     });
 
     test('the fast path answers a repeated incremental sync over a socket', async () => {

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { ChangeFeed } from './db/change-feed.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
-import { migrateToLatest } from './db/migrate.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createLogger } from './logger.ts';
 import type { WebhookPolicy } from './services/deps.ts';
@@ -32,7 +31,7 @@ export interface Runtime {
 export async function openRuntime(config: Config, serving: boolean): Promise<Runtime> {
   const logger = createLogger(config.logLevel);
   const database = await openDatabase(config);
-  const applied = await migrateToLatest(database.db, database.dialect);
+  const applied = await database.migrate();
   logger.info({ database: database.dialect, location: database.location, applied }, 'database ready');
   const changeFeed = await database.follow({ serving, warn: (message) => logger.warn(message) });
   const webhooks: WebhookPolicy = {

@@ -2,7 +2,6 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type Config, loadConfig } from '../config.ts';
 import type { ChangeFeed } from '../db/change-feed.ts';
 import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
-import { migrateToLatest } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { getProject, listProjects } from '../services/projects.ts';
@@ -130,7 +129,7 @@ async function openMigrated(config: Config): Promise<Opened> {
   const handle = await openDatabase({ ...config, poolSize: 2 });
   let feed: ChangeFeed;
   try {
-    await migrateToLatest(handle.db, handle.dialect);
+    await handle.migrate();
     feed = await handle.follow({ serving: false });
   } catch (error) {
     await handle.db.destroy();

@@ -1,5 +1,4 @@
 import { openDatabase } from '../db/connect.ts';
-import { migrateToLatest } from '../db/migrate.ts';
 import { start } from '../main.ts';
 import { startWorker } from '../worker.ts';
 import { type CommandSpec, EXIT_OK } from './context.ts';
@@ -39,7 +38,7 @@ const migrateCommand: CommandSpec = {
   async run(context) {
     const handle = await openDatabase(context.config());
     try {
-      const applied = await migrateToLatest(handle.db, handle.dialect);
+      const applied = await handle.migrate();
       context.print({ database: handle.dialect, location: handle.location, applied }, () =>
         applied.length === 0
           ? `The ${handle.dialect} database at ${handle.location} is up to date.`

@@ -4,6 +4,7 @@ import { ConfigError } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { redactUrl } from '../redact-url.ts';
 import { type ChangeFeed, type ChangeToken, IMMEDIATE_FEED } from './change-feed.ts';
+import { migrateToLatest } from './migrate.ts';
 import type { SqliteSynchronous } from './sqlite.ts';
 import type { Database } from './tables.ts';
 
@@ -22,6 +23,12 @@ export interface DatabaseHandle {
    * process holds a lease and answers barriers; a CLI or worker only waits for them.
    */
   follow(options: { serving: boolean; warn?: (message: string) => void }): Promise<ChangeFeed>;
+  /**
+   * Applies pending migrations and returns their names. On PostgreSQL through a connection of
+   * its own without the query deadline: a migration may rewrite a large table, and a second
+   * process starting at once waits on the first's lock for as long as that takes.
+   */
+  migrate(): Promise<string[]>;
 }
 
 export interface DatabaseOptions {
@@ -38,7 +45,7 @@ export interface DatabaseOptions {
 /** Opens the configured database: PostgreSQL for a `postgres://` URL, else the SQLite file. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
-    const { connectPostgres } = await import('./postgres.ts');
+    const { connectPostgres, NO_QUERY_DEADLINE } = await import('./postgres.ts');
     const { postgresChangeToken } = await import('./postgres-change-token.ts');
     const { followPostgres } = await import('./postgres-change-feed.ts');
     const { dialect, pool } = connectPostgres(
@@ -57,6 +64,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       db: new Kysely<Database>({ dialect }),
       changeToken: postgresChangeToken(pool),
       follow: (feed) => followPostgres({ connectionString, pool, ...feed }),
+      async migrate() {
+        const own = connectPostgres(connectionString, 1, NO_QUERY_DEADLINE);
+        const migrating = new Kysely<Database>({ dialect: own.dialect });
+        try {
+          return await migrateToLatest(migrating, 'postgres');
+        } finally {
+          await migrating.destroy();
+        }
+      },
       dialect: 'postgres',
       location,
     };
@@ -71,10 +87,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     ]);
   }
   const sqlite = openSqlite(file, options.sqliteSynchronous);
+  const db = new Kysely<Database>({ dialect: sqlite.dialect });
   return {
-    db: new Kysely<Database>({ dialect: sqlite.dialect }),
+    db,
     changeToken: sqlite.changeToken,
     follow: () => Promise.resolve(IMMEDIATE_FEED),
+    migrate: () => migrateToLatest(db, 'sqlite'),
     dialect: 'sqlite',
     location: file,
   };

@@ -4,10 +4,12 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CompiledQuery, sql } from 'kysely';
+import pg from 'pg';
 import { upsertArticle } from '../services/articles.ts';
 import { createProject } from '../services/projects.ts';
 import { slugHolderQuery } from '../store/articles.ts';
 import { createTestDatabase, DIALECTS } from '../test/databases.ts';
+import { openDatabase } from './connect.ts';
 import { migrateToLatest } from './migrate.ts';
 
 const execFileAsync = promisify(execFile);
@@ -63,6 +65,33 @@ for (const dialect of DIALECTS) {
         await database.close();
       }
     });
+
+    // PostgreSQL alone has a lock to wait on and a query deadline.
+    if (dialect === 'postgres')
+      test('a migration waits out the lock whatever the query deadline', async () => {
+        const database = await createTestDatabase(dialect);
+        const url = database.location.databaseUrl!;
+        // Another process migrating: it holds the lock longer than the deadline requests get.
+        const holder = new pg.Client({ connectionString: url });
+        await holder.connect();
+        try {
+          await holder.query('select pg_advisory_lock(4711001)');
+          const handle = await openDatabase({ databaseUrl: url, dataDir: '', databaseTimeoutMs: 300 });
+          try {
+            const migrating = handle.migrate();
+            await new Promise((resolve) => setTimeout(resolve, 1_000));
+            await holder.query('select pg_advisory_unlock(4711001)');
+            assert.deepEqual(await migrating, ALL_MIGRATIONS);
+            // Requests still have the deadline.
+            await assert.rejects(sql`select pg_sleep(1)`.execute(handle.db), /Query read timeout/);
+          } finally {
+            await handle.db.destroy();
+          }
+        } finally {
+          await holder.end();
+          await database.close();
+        }
+      });
 
     test('a slug claim probes the slug and draft-slug indexes, never the whole project', async () => {
       const database = await createTestDatabase(dialect);

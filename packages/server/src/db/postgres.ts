@@ -7,6 +7,8 @@ const INT8_OID = 20;
 const CONNECT_TIMEOUT_MS = 5_000;
 /** How long a query may go unanswered when `FOLIO_DATABASE_TIMEOUT` is not set. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
+/** For `queryTimeoutMs`: no deadline (migrations, which may rightly take long). */
+export const NO_QUERY_DEADLINE = 0;
 const READ_TIMEOUT_MESSAGE = 'Query read timeout';
 
 /** The Kysely dialect and the pool under it, for the one query that bypasses Kysely. */
@@ -30,7 +32,7 @@ export function connectPostgres(
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // A connection that stays open but carries no answer (a frozen network, a stopped server
     // process) would hold its request, and then every request, forever: the query fails instead.
-    query_timeout: queryTimeoutMs,
+    query_timeout: queryTimeoutMs === NO_QUERY_DEADLINE ? undefined : queryTimeoutMs,
     // Finds a connection whose peer vanished without a word (a dead host) while it sits idle.
     keepAlive: true,
     types: {

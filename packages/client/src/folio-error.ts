@@ -27,8 +27,8 @@ export class FolioError extends Error {
   readonly code: string;
   readonly details?: FolioErrorDetail[];
   /**
-   * How long the answer's `Retry-After` asked to wait, in milliseconds (a 429 or 5xx). Set when
-   * the wait was longer than `maxRetryDelayMs`, so the client did not retry: try again after it.
+   * How long the answer's `Retry-After` asked to wait, in milliseconds, on a 429 or 5xx that
+   * carried one: try again after it. A wait longer than `maxRetryDelayMs` is not retried at all.
    */
   readonly retryAfterMs?: number;
 

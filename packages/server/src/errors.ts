@@ -68,3 +68,12 @@ export function databaseUnavailable(): AppError {
 export function notFound(what: string): AppError {
   return new AppError('not_found', `${what} was not found.`);
 }
+
+/**
+ * An unexpected error's own words, for one line: a refused connection tried on several
+ * addresses is an AggregateError whose message is empty, so its first error speaks for it.
+ */
+export function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0]);
+  return error instanceof Error ? error.message || error.name : String(error);
+}

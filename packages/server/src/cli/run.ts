@@ -1,5 +1,5 @@
 import { ConfigError } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError, reasonOf } from '../errors.ts';
 import { FOLIO_VERSION } from '../version.ts';
 import { adminTokenCommands } from './admin-token.ts';
 import { articleCommands } from './articles.ts';
@@ -130,14 +130,8 @@ function reportError(error: unknown, command: CommandSpec, io: CliIo, json: bool
     return EXIT_USAGE;
   }
   const appError = error instanceof AppError ? error : undefined;
-  const message = appError ? appError.message : `failed: ${describeUnexpected(error)}`;
+  const message = appError ? appError.message : `failed: ${reasonOf(error)}`;
   if (json) writeJsonError(io, appError?.code ?? 'internal', message, appError?.details);
   io.stderr.write(`${prefix}: ${message}\n`);
   return EXIT_FAILED;
-}
-
-function describeUnexpected(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return describeUnexpected(error.errors[0]);
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
 }

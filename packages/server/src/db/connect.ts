@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Kysely } from 'kysely';
 import { ConfigError } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError, reasonOf } from '../errors.ts';
 import { redactUrl } from '../redact-url.ts';
 import { type ChangeFeed, type ChangeToken, IMMEDIATE_FEED } from './change-feed.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -101,10 +101,4 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 /** The embedded database's file in the data directory. */
 export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'folio.sqlite');
-}
-
-/** An error's own words; a refused connection tried on several addresses is an AggregateError. */
-function reasonOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0]);
-  return error instanceof Error ? error.message || error.name : String(error);
 }

@@ -152,6 +152,25 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(hidden, /View on site/);
     });
 
+    test('a page past the end of the list shows the last page, and keeps an action message', async () => {
+      const project = await t.createProject();
+      for (const id of ['s1', 's2']) {
+        await t.putArticle(project.id, id, newArticle({ slug: `stale-${id}`, title: `Stale ${id}` }));
+      }
+      const stale = `/dashboard/projects/${project.id}/articles?q=Stale&page=9`;
+      const listed = (await browser.get(stale)).body;
+      assert.match(listed, /Stale s1/);
+      assert.match(listed, /Stale s2/);
+
+      // Deleting from a page that is gone by then: the list and its message, not an empty page.
+      const landed = await browser.submit(`/dashboard/projects/${project.id}/articles/s1/delete`, {
+        back: stale,
+      });
+      assert.equal(landed.statusCode, 200);
+      assert.match(landed.body, /Deleted &quot;Stale s1&quot;\./);
+      assert.match(landed.body, /Stale s2/);
+    });
+
     test('without a website URL, the page says where to set it and shows the path alone', async () => {
       const project = await t.createProject();
       await t.putArticle(project.id, 'a1', newArticle({ slug: 'plain', published: true }));

@@ -44,7 +44,12 @@ export function articleRoutes({ deps, baseUrl }: ArticleRoutesOptions): FastifyP
           1,
           Math.min(1_000_000, Number.parseInt(String(request.query.page ?? '1'), 10) || 1),
         );
-        const list = await listArticles(deps, project.id, { page, limit: PAGE_SIZE, titleSearch: search });
+        const query = { limit: PAGE_SIZE, titleSearch: search };
+        let list = await listArticles(deps, project.id, { ...query, page });
+        // A page past the end (its last article deleted, a stale link) shows the last page, in
+        // place rather than by redirect, so the action's message is not consumed on the way.
+        const last = list.pagination.totalPages;
+        if (page > last && last > 0) list = await listArticles(deps, project.id, { ...query, page: last });
         const context = { csrfToken: session.csrfToken, flash };
         return sendHtml(reply, articlesPage(context, { project, baseUrl, list, search }));
       },

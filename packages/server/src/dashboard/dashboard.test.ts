@@ -78,6 +78,84 @@ for (const dialect of DIALECTS) {
       assert.equal(forged.statusCode, 303);
     });
 
+    test('sign-in returns to the page asked for, or to the page of a refused form', async () => {
+      const project = await t.createProject();
+      const asked = `/dashboard/projects/${project.id}/articles?q=a+b`;
+      const away = await t.app.inject({ method: 'GET', url: asked });
+      assert.equal(away.statusCode, 303);
+      const signInUrl = away.headers.location as string;
+      assert.equal(new URL(signInUrl, 'http://x').searchParams.get('next'), asked);
+      const page = await t.app.inject({ method: 'GET', url: signInUrl });
+      assert.match(
+        page.body,
+        new RegExp(`<input type="hidden" name="next" value="${asked.replace(/[?+]/g, '\\$&')}">`),
+      );
+
+      // A wrong token keeps the way back; the right one takes it.
+      const wrong = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: FORM,
+        payload: form({ token: 'not-the-token', next: asked }),
+      });
+      assert.equal(wrong.statusCode, 401);
+      assert.match(wrong.body, /name="next" value="\/dashboard\/projects\//);
+      const back = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: FORM,
+        payload: form({ token: ADMIN_TOKEN, next: asked }),
+      });
+      assert.equal(back.statusCode, 303);
+      assert.equal(back.headers.location, asked);
+
+      // A form posted after the session ended: not sent, and sign-in leads back to its page.
+      const settings = `/dashboard/projects/${project.id}/settings`;
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: `${settings}/site`,
+        headers: { ...FORM, referer: `http://folio.test${settings}` },
+        payload: form({ websiteUrl: 'https://example.com' }),
+      });
+      assert.equal(refused.statusCode, 401);
+      assert.match(refused.body, /the form was not sent/);
+      const link = new URL(
+        /<a href="([^"]+)">Sign in<\/a>/.exec(refused.body)![1]!.replaceAll('&amp;', '&'),
+        'http://x',
+      );
+      assert.equal(link.pathname, '/dashboard/sign-in');
+      assert.equal(link.searchParams.get('next'), settings);
+    });
+
+    test('sign-in returns only to a dashboard page of this server', async () => {
+      for (const next of [
+        '//evil.example/dashboard',
+        '/\\evil.example/dashboard',
+        'https://evil.example/dashboard',
+        '/dashboard/..//evil.example',
+        '/dashboard/../admin/v1/projects',
+        '/dashboardx',
+        '/dashboard/sign-out',
+        'dashboard/projects',
+      ]) {
+        const answer = await t.app.inject({
+          method: 'POST',
+          url: '/dashboard/sign-in',
+          headers: FORM,
+          payload: form({ token: ADMIN_TOKEN, next }),
+        });
+        assert.equal(answer.statusCode, 303, next);
+        assert.equal(answer.headers.location, '/dashboard', next);
+      }
+      const signedIn = await signIn(t);
+      const again = await t.app.inject({
+        method: 'GET',
+        url: `/dashboard/sign-in?next=${encodeURIComponent('//evil.example')}`,
+        headers: { cookie: signedIn.cookie },
+      });
+      assert.equal(again.headers.location, '/dashboard');
+    });
+
     test('the admin token never appears in a page, and the sign-in page has no token in it', async () => {
       const browser = await signIn(t);
       const project = await t.createProject({ name: 'Token check' });

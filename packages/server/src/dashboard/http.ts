@@ -61,6 +61,36 @@ export function isCrossSite(request: FastifyRequest, publicOrigin: string): bool
   return origin !== `${request.protocol}://${request.host}` && origin !== publicOrigin;
 }
 
+// Any URL parses against it; a result on another origin is a path that was not this server's.
+const OWN_ORIGIN = 'http://folio.invalid';
+
+/**
+ * Where sign-in may return to: a dashboard page of this server, as a path with its query, else
+ * undefined. The path is normalized first, so `/dashboard/..//host` or a backslash (which
+ * browsers read as a slash) cannot turn sign-in into a redirect to another site.
+ */
+export function dashboardReturn(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 2048) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value, OWN_ORIGIN);
+  } catch {
+    return undefined;
+  }
+  const { origin, pathname, search } = url;
+  if (origin !== OWN_ORIGIN || !value.startsWith('/')) return undefined;
+  if (pathname !== '/dashboard' && !pathname.startsWith('/dashboard/')) return undefined;
+  if (pathname.startsWith('/dashboard/sign-')) return undefined;
+  return `${pathname}${search}`;
+}
+
+/** The sign-in page's address that returns to `path` (a `dashboardReturn` result) afterwards. */
+export function signInReturningTo(path: string | undefined): string {
+  return path === undefined || path === '/dashboard'
+    ? '/dashboard/sign-in'
+    : `/dashboard/sign-in?${new URLSearchParams({ next: path })}`;
+}
+
 export type FormBody = Record<string, string>;
 
 /** The form body as flat text fields (the last value wins for a repeated name). */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { LastHour } from '../http/metrics-history.ts';
 import type { AdminCredential } from '../services/admin-auth.ts';
@@ -7,6 +7,7 @@ import type { ServiceDeps } from '../services/deps.ts';
 import { articleRoutes } from './article-routes.ts';
 import {
   attachSession,
+  dashboardReturn,
   formBody,
   isCrossSite,
   loadSession,
@@ -14,6 +15,7 @@ import {
   sendHtml,
   sessionCookie,
   sessionOf,
+  signInReturningTo,
 } from './http.ts';
 import { messagePage, signInPage } from './pages/sign-in.ts';
 import { projectRoutes } from './project-routes.ts';
@@ -105,13 +107,16 @@ function installGuard(app: FastifyInstance, deps: ServiceDeps, publicOrigin: str
     const pageView = request.method === 'GET' && !path.endsWith('/deliveries');
     const found = await loadSession(deps, request, pageView);
     if (!found) {
-      if (pageView) return reply.code(303).header('location', '/dashboard/sign-in').send();
-      const signInLink = { href: '/dashboard/sign-in', label: 'Sign in' };
-      return sendHtml(
-        reply,
-        messagePage('Signed out', 'Your session has ended. Sign in again.', signInLink),
-        401,
-      );
+      // Sign-in returns to the page asked for or, after a refused form, to the form's page.
+      if (pageView) {
+        return reply
+          .code(303)
+          .header('location', signInReturningTo(dashboardReturn(request.url)))
+          .send();
+      }
+      const signInLink = { href: signInReturningTo(formPage(request)), label: 'Sign in' };
+      const why = 'Your session has ended, so the form was not sent. Sign in again to go back to its page.';
+      return sendHtml(reply, messagePage('Signed out', why, signInLink), 401);
     }
     if (request.method === 'POST' && !csrfTokenMatches(found.session, formBody(request).csrf)) {
       const why = 'The form was stale or not from this dashboard. Reload the page and try again.';
@@ -137,24 +142,32 @@ function installErrorPages(app: FastifyInstance): void {
 }
 
 function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credential: AdminCredential): void {
-  app.get('/sign-in', async (request, reply) => {
+  app.get<{ Querystring: { next?: string } }>('/sign-in', async (request, reply) => {
+    const next = dashboardReturn(request.query.next);
     if (await findSession(deps, readSessionCookie(request), { takeFlash: false })) {
-      return reply.code(303).header('location', '/dashboard').send();
+      return reply
+        .code(303)
+        .header('location', next ?? '/dashboard')
+        .send();
     }
-    return sendHtml(reply, signInPage());
+    return sendHtml(reply, signInPage({ next }));
   });
 
   app.post('/sign-in', async (request, reply) => {
+    const next = dashboardReturn(formBody(request).next);
     try {
       const session = await signIn(deps, credential, formBody(request).token);
       // Signing in again replaces the browser's previous session rather than leaving it alive.
       const previous = await findSession(deps, readSessionCookie(request), { takeFlash: false });
       if (previous) await signOut(deps, previous.session);
       reply.header('set-cookie', sessionCookie(request, session.id, SESSION_LIFETIME_MS / 1000));
-      return reply.code(303).header('location', '/dashboard').send();
+      return reply
+        .code(303)
+        .header('location', next ?? '/dashboard')
+        .send();
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'unauthorized') throw error;
-      return sendHtml(reply, signInPage('That is not the admin token.'), 401);
+      return sendHtml(reply, signInPage({ error: 'That is not the admin token.', next }), 401);
     }
   });
 
@@ -163,6 +176,14 @@ function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credentia
     reply.header('set-cookie', sessionCookie(request, '', 0));
     return reply.code(303).header('location', '/dashboard/sign-in').send();
   });
+}
+
+/** The page a refused form was on, from the Referer (this dashboard sends it same-origin only). */
+function formPage(request: FastifyRequest): string | undefined {
+  const referer = request.headers.referer;
+  if (referer === undefined || !URL.canParse(referer)) return undefined;
+  const { pathname, search } = new URL(referer);
+  return dashboardReturn(`${pathname}${search}`);
 }
 
 function errorTitle(status: number): string {

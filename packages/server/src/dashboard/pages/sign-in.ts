@@ -1,8 +1,11 @@
 import { html } from '@folio/client';
 import { layout } from './layout.ts';
 
-/** The sign-in form; the admin token only ever travels in this form's POST body. */
-export function signInPage(error?: string): string {
+/**
+ * The sign-in form; the admin token only ever travels in this form's POST body. `next` is the
+ * dashboard page to return to, already checked to be one.
+ */
+export function signInPage({ error, next }: { error?: string; next?: string | undefined } = {}): string {
   return layout({
     title: 'Sign in',
     body: html`<section class="card narrow" aria-labelledby="sign-in-title">
@@ -10,6 +13,7 @@ export function signInPage(error?: string): string {
   <p>Use the server's admin token (<code>FOLIO_ADMIN_TOKEN</code>, or the token printed at the first start).</p>
   <div aria-live="polite">${error ? html`<p class="form-error" role="alert" id="token-error">${error}</p>` : ''}</div>
   <form method="post" action="/dashboard/sign-in" class="stack">
+    ${next ? html`<input type="hidden" name="next" value="${next}">` : ''}
     <label for="token">Admin token</label>
     <input id="token" name="token" type="password" autocomplete="current-password" required
       spellcheck="false"${error ? html` aria-invalid="true" aria-describedby="token-error"` : ''}>

@@ -23,6 +23,7 @@ const ALL_MIGRATIONS = [
   '0007-served-lz4',
   '0008-changes-feed',
   '0009-editorial',
+  '0010-delivery-resend',
 ];
 const CHILD = fileURLToPath(new URL('../test/migrate-child.ts', import.meta.url));
 

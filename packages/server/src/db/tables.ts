@@ -154,6 +154,8 @@ export interface WebhookDeliveriesTable {
   /** Unique per claim: only the holder of the current lease may record an outcome. */
   lock_token: string | null;
   locked_until: number | null;
+  /** A manual retry asked for while an attempt was in flight: sent again once it is recorded. */
+  resend_requested_at: number | null;
   last_status_code: number | null;
   last_error: string | null;
   created_at: number;

@@ -182,20 +182,15 @@ export async function countRecentDeliveries(
   return counts;
 }
 
-/** Sends a delivery again at once, whatever its state; its attempts keep counting. */
+/**
+ * Sends a delivery again at once, whatever its state; its attempts keep counting. An attempt in
+ * flight is left to finish and be recorded, and the delivery is sent again right after it.
+ */
 export async function retryDelivery(deps: ServiceDeps, projectId: string, deliveryId: string): Promise<void> {
   await requireProject(deps, projectId);
   const now = deps.now();
-  const updated = await transact(deps, (trx) =>
-    deliveries.updateDelivery(trx, projectId, deliveryId, {
-      status: 'pending',
-      next_attempt_at: now,
-      lock_token: null,
-      locked_until: null,
-      updated_at: now,
-    }),
-  );
-  if (!updated) throw notFound(`Delivery "${deliveryId}"`);
+  const found = await transact(deps, (trx) => deliveries.requestResend(trx, projectId, deliveryId, now));
+  if (!found) throw notFound(`Delivery "${deliveryId}"`);
 }
 
 function toDelivery(row: deliveries.DeliveryWithEvent, attempts: AttemptRow[]): Delivery {

@@ -82,19 +82,49 @@ export async function listAttempts(db: Kysely<Database>, deliveryIds: string[]):
     .execute();
 }
 
-export async function updateDelivery(
-  db: Kysely<Database>,
+/**
+ * A manual retry: a delivery nobody is sending goes back to pending, due at once (a lease that
+ * expired is taken back); one whose attempt is in flight keeps its lease and is marked to be
+ * sent again once that attempt is recorded. False when there is no such delivery.
+ */
+export async function requestResend(
+  trx: Transaction<Database>,
   projectId: string,
   id: string,
-  patch: DeliveryUpdate,
+  now: number,
 ): Promise<boolean> {
-  const result = await db
+  const ofDelivery = trx
     .updateTable('webhook_deliveries')
-    .set(patch)
+    .where('project_id', '=', projectId)
+    .where('id', '=', id);
+  // Each update re-checks the lease, so a claim taken between the two is never taken away.
+  for (let tries = 0; tries < 3; tries++) {
+    const inFlight = await ofDelivery
+      .set({ resend_requested_at: now, updated_at: now })
+      .where('lock_token', 'is not', null)
+      .where('locked_until', '>=', now)
+      .executeTakeFirst();
+    if (Number(inFlight.numUpdatedRows) > 0) return true;
+    const idle = await ofDelivery
+      .set({
+        status: 'pending',
+        next_attempt_at: now,
+        lock_token: null,
+        locked_until: null,
+        resend_requested_at: null,
+        updated_at: now,
+      })
+      .where((eb) => eb.or([eb('lock_token', 'is', null), eb('locked_until', '<', now)]))
+      .executeTakeFirst();
+    if (Number(idle.numUpdatedRows) > 0) return true;
+  }
+  const row = await trx
+    .selectFrom('webhook_deliveries')
+    .select('id')
     .where('project_id', '=', projectId)
     .where('id', '=', id)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return row !== undefined;
 }
 
 /**
@@ -138,21 +168,32 @@ export async function leaseDeliveries(
 
 /**
  * Records an attempt's outcome, fenced by the lease: only the claim that holds it may finish
- * the delivery. False when the lease was lost (expired and taken by another claimer).
+ * the delivery. False when the lease was lost (expired and taken by another claimer). A resend
+ * asked for while the attempt was in flight then makes the delivery due again at `at`.
  */
 export async function finishAttempt(
-  db: Kysely<Database>,
+  trx: Transaction<Database>,
   id: string,
   token: string,
   patch: DeliveryUpdate,
+  at: number,
 ): Promise<boolean> {
-  const result = await db
+  const finished = await trx
     .updateTable('webhook_deliveries')
     .set({ ...patch, lock_token: null, locked_until: null })
     .where('id', '=', id)
     .where('lock_token', '=', token)
+    .returning('resend_requested_at')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  if (finished === undefined) return false;
+  if (finished.resend_requested_at !== null) {
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', next_attempt_at: at, resend_requested_at: null })
+      .where('id', '=', id)
+      .execute();
+  }
+  return true;
 }
 
 /** Adds one log row per attempt, in one statement. */

@@ -31,7 +31,7 @@ export async function recordAttempts(
   const held: boolean[] = [];
   for (const entry of attempts) {
     const patch = { ...entry.outcome.patch, attempts: entry.attempt, updated_at: at };
-    held.push(await finishAttempt(trx, entry.deliveryId, entry.token, patch));
+    held.push(await finishAttempt(trx, entry.deliveryId, entry.token, patch, at));
   }
   const recorded = attempts.filter((_, i) => held[i]);
   await insertAttempts(trx, recorded.map(toAttemptRow));

@@ -166,6 +166,32 @@ for (const dialect of DIALECTS) {
       assert.equal((await s.t.admin('POST', `${s.hook}/deliveries/dlv_nope/retry`)).statusCode, 404);
     });
 
+    test('a manual retry during an attempt: the attempt is recorded, then the delivery is sent again', async () => {
+      s.receiver.replies = [{ status: 500, body: 'slow', delayMs: 300 }];
+      s.receiver.fallback = { status: 200 };
+      await s.t.putArticle(s.projectId, 'a1', newArticle({ published: true }));
+      const first = s.t.dispatcher.runOnce();
+      await s.receiver.waitFor(1);
+      const [inFlight] = await deliveryLog(s);
+      const retry = await s.t.admin('POST', `${s.hook}/deliveries/${inFlight!.id}/retry`);
+      assert.equal(retry.statusCode, 202);
+      assert.equal(await first, 1);
+      // The clock has not moved: on the schedule alone nothing would be due yet.
+      assert.equal(await s.t.dispatcher.runOnce(), 1, 'sent again at once');
+      const [delivery] = await deliveryLog(s);
+      assert.equal(delivery!.status, 'succeeded');
+      assert.equal(delivery!.attempts, 2);
+      assert.deepEqual(
+        delivery!.log.map((entry) => [entry.attempt, entry.statusCode]),
+        [
+          [1, 500],
+          [2, 200],
+        ],
+      );
+      assert.equal(s.receiver.received.length, 2, 'every send is in the log');
+      assert.equal(await s.t.dispatcher.runOnce(), 0, 'and asked for once');
+    });
+
     test('410 Gone disables the webhook until the URL is set again', async () => {
       s.receiver.fallback = { status: 410 };
       await s.t.putArticle(s.projectId, 'a1', newArticle({ published: true }));

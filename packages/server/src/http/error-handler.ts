@@ -7,6 +7,7 @@ import { missingAdminToken } from '../services/admin-auth.ts';
 import { missingContentKey } from '../services/content-keys.ts';
 import { readBearerToken } from './bearer.ts';
 import { errorBody } from './envelope.ts';
+import { PRIVATE_NO_STORE } from './send-json.ts';
 import { describeValidationErrors, MAX_DETAILS, summarizeDetails } from './validation.ts';
 
 /**
@@ -98,7 +99,8 @@ function clientErrorCode(code: string | undefined): 'request_timeout' | 'headers
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-  reply.header('cache-control', 'no-store');
+  // A delivery-API error answers a credential, a preview key's among them (contract, Part 2).
+  reply.header('cache-control', reply.request.url.startsWith('/api/') ? PRIVATE_NO_STORE : 'no-store');
   return reply.status(error.status).send(errorBody(error));
 }
 

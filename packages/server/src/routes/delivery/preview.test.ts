@@ -147,6 +147,12 @@ for (const dialect of DIALECTS) {
         assert.equal(preview.headers.get('cache-control'), 'private, no-store');
         assert.equal(((await preview.json()) as { data: unknown[] }).data.length, 3);
       }
+      // Its refusals too: a missing article, a bad query, a bad cursor.
+      for (const path of ['/by-slug/nope', '?limit=abc', '/changes?since=garbage']) {
+        const refused = await t.deliver(previewKey, `${base()}${path}`);
+        assert.ok(refused.statusCode >= 400, path);
+        assert.equal(refused.headers['cache-control'], 'private, no-store', path);
+      }
     });
 
     test('the sitemap lists published articles only, for a preview key too', async () => {

@@ -115,6 +115,10 @@ export function createMetrics(): Metrics {
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  // Every outcome is a series from the start, so a rate or an alert on `failed` has a zero to
+  // compare with rather than no data until the first failure.
+  for (const outcome of ['succeeded', 'failed', 'retried'] satisfies WebhookOutcome[])
+    webhooks.inc({ outcome }, 0);
   let gauges: ScrapedGauges | undefined;
   new Gauge({
     name: 'folio_webhook_pending',

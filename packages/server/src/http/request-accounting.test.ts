@@ -138,6 +138,10 @@ for (const dialect of DIALECTS) {
       const project = await t.createProject();
       await t.admin('PUT', `/admin/v1/projects/${project.id}/webhook`, { url: receiver.url });
       receiver.replies.push({ status: 500 }, { status: 204 });
+      const before = await metrics.render();
+      for (const outcome of ['succeeded', 'failed', 'retried']) {
+        assert.match(before, new RegExp(`folio_webhook_deliveries_total\\{outcome="${outcome}"\\} 0`));
+      }
       await t.putArticle(project.id, 'a1', newArticle({ published: true }));
       await t.dispatcher.runOnce();
       // The test schedule's first retry comes after a second.

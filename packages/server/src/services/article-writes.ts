@@ -8,7 +8,7 @@ import { lockProject } from '../store/projects.ts';
 import { draftOf, type SiteSettings, servedJson } from './article-view.ts';
 import { stampChange, stampNewArticle, stampPreview } from './change-log.ts';
 import { recordEvent } from './events.ts';
-import { normalizeSlug } from './slugs.ts';
+import { storedSlug } from './slugs.ts';
 import { stableStringify } from './stable-json.ts';
 
 /**
@@ -30,11 +30,11 @@ export type SideColumns = Pick<
 export function contentColumns(input: ContentInput): ContentColumns {
   checkSeo(input.seo);
   return {
-    slug: normalizeSlug(input.slug),
+    slug: storedSlug(input.slug, '/slug'),
     title: input.title,
     blocks: JSON.stringify(input.blocks),
     seo: JSON.stringify(input.seo ?? {}),
-    related: JSON.stringify((input.related ?? []).map(normalizeSlug)),
+    related: JSON.stringify((input.related ?? []).map((slug, i) => storedSlug(slug, `/related/${i}`))),
   };
 }
 

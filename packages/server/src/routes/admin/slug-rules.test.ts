@@ -146,6 +146,20 @@ for (const dialect of DIALECTS) {
       assert.equal(again.json().data.updatedAt, created.json().data.updatedAt);
     });
 
+    test('the 200-character limit holds after NFC, for the slug, a related slug and a draft', async () => {
+      // U+0958 is one character that NFC writes as two.
+      const grows = '\u0958'.repeat(101);
+      assert.equal([...grows.normalize('NFC')].length, 202);
+      assertInvalidBody(await put('long', newArticle({ slug: grows })), '/slug');
+      assertInvalidBody(await put('long', newArticle({ related: ['ok', grows] })), '/related/1');
+      assertInvalidBody(await t.admin('PUT', `${one('long')}/draft`, newArticle({ slug: grows })), '/slug');
+      await assertNothingWritten('a slug over the limit once normalized');
+      const fits = '\u0958'.repeat(100);
+      const stored = await put('long', newArticle({ slug: fits, published: true }));
+      assert.equal(stored.statusCode, 201, stored.body);
+      assert.equal([...stored.json().data.slug].length, 200);
+    });
+
     test('related slugs are stored in NFC and find their article', async () => {
       await t.putArticle(
         projectId,

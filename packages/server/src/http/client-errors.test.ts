@@ -66,6 +66,12 @@ describe('errors raised by the HTTP parser', () => {
       code: 'bad_request',
     },
     {
+      what: 'a CONNECT request, which Node hands to no request handler',
+      bytes: 'CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n',
+      status: 404,
+      code: 'not_found',
+    },
+    {
       what: 'an HTTP/1.1 request without a Host header',
       bytes: 'GET /healthz HTTP/1.1\r\n\r\n',
       status: 400,

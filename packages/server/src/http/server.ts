@@ -43,6 +43,11 @@ export function createHttpServer(listener: http.RequestListener): http.Server {
     },
   );
   server.on('connection', readPeer);
+  // Node gives a CONNECT (a proxy tunnel) to this event alone and, without a listener, closes
+  // the socket unanswered. Folio is no proxy: it answers as it does any method no route has.
+  server.on('connect', (request: http.IncomingMessage, socket: Socket) => {
+    answerAndClose(socket, new AppError('not_found', `No route matches CONNECT ${request.url}.`));
+  });
   return server;
 }
 

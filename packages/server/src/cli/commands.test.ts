@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { MIGRATIONS } from '../db/migrate.ts';
-import { authenticateContentKey } from '../services/content-keys.ts';
+import { identifyContentKey } from '../services/content-keys.ts';
 import { countRows } from '../test/assertions.ts';
 import { cliEnv, runFolio } from '../test/cli-runner.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
@@ -171,7 +171,7 @@ for (const dialect of DIALECTS) {
       assert.match(key.key, /^folio_ck_/);
       assert.equal(key.name, 'website');
       const deps = { db: database.db, now: Date.now };
-      assert.equal((await authenticateContentKey(deps, key.key, projectId)).project.id, projectId);
+      assert.equal((await identifyContentKey(deps, key.key, projectId)).project.id, projectId);
 
       const human = await folio('keys', 'create', projectId);
       assert.match(human.stdout, /will not be shown again:\n\n {2}folio_ck_\S+/);
@@ -191,7 +191,7 @@ for (const dialect of DIALECTS) {
       const revoked = await folio('keys', 'revoke', projectId, key.id, '--json');
       assert.equal(revoked.code, 0, revoked.stderr);
       assert.deepEqual(revoked.json(), { id: key.id, revoked: true });
-      await assert.rejects(authenticateContentKey(deps, key.key, projectId), { code: 'unauthorized' });
+      await assert.rejects(identifyContentKey(deps, key.key, projectId), { code: 'unauthorized' });
       assert.equal((await folio('keys', 'list', projectId, '--json')).json().length, 1);
 
       const again = await folio('keys', 'revoke', projectId, key.id, '--json');
@@ -216,7 +216,7 @@ for (const dialect of DIALECTS) {
       assert.match(preview.json().key, /^folio_pk_/);
       assert.equal(preview.json().kind, 'preview');
       const deps = { db: database.db, now: Date.now };
-      assert.equal((await authenticateContentKey(deps, preview.json().key, projectId)).kind, 'preview');
+      assert.equal((await identifyContentKey(deps, preview.json().key, projectId)).kind, 'preview');
       const content = await folio('keys', 'create', projectId, '--name', 'site');
       assert.match(content.stdout, /^Created content key key_\S+ \("site"\)\. .*\n\n {2}folio_ck_\S+\n/);
 

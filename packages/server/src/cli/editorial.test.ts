@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { authenticatePreviewToken } from '../services/preview-links.ts';
+import { identifyPreviewToken } from '../services/preview-links.ts';
 import { listEvents } from '../test/assertions.ts';
 import { cliEnv, runFolio } from '../test/cli-runner.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
@@ -233,7 +233,8 @@ for (const dialect of DIALECTS) {
       const hour = Date.parse(expiresAt) - Date.now();
       assert.ok(hour > 59 * 60_000 && hour <= 60 * 60_000, expiresAt);
       const deps = { db: database.db, now: Date.now };
-      assert.equal((await authenticatePreviewToken(deps, token, projectId)).articleId, 'live');
+      const live = await identifyPreviewToken(deps, token);
+      assert.deepEqual([live.projectId, live.articleId], [projectId, 'live']);
 
       const human = await folio('articles', 'preview-link', 'draft');
       assert.match(

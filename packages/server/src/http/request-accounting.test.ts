@@ -109,6 +109,39 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.fetch('/healthz', bearer('x', guesser))).status, 200);
     });
 
+    test('a genuine credential refused a use is no failed authentication, and spends its budget', async () => {
+      const t = await appWith(dialect, {
+        perCredential: { points: 20, seconds: 60 },
+        authFailures: { points: 2, seconds: 60 },
+      });
+      const { key, path } = await published(t);
+      const project = await t.createProject();
+      const previewUrl = 'https://www.example.com/preview?t={token}';
+      assert.equal(
+        (await t.admin('PATCH', `/admin/v1/projects/${project.id}`, { previewUrl })).statusCode,
+        200,
+      );
+      await t.putArticle(project.id, 'p1', newArticle({ slug: 'one' }));
+      await t.putArticle(project.id, 'p2', newArticle({ slug: 'two' }));
+      const link = await t.admin('POST', `/admin/v1/projects/${project.id}/articles/p1/preview-link`);
+      const { token } = link.json().data;
+      const content = `/api/v1/projects/${project.id}/content`;
+      const address = '192.0.2.80';
+      // A preview token on another article, on the list, on another project: 401 each time.
+      for (const where of [`${content}/by-slug/two`, content, path]) {
+        assert.equal((await t.fetch(where, bearer(token, address))).status, 401, where);
+      }
+      // A content key on another project: 403, counted against the key.
+      const other = await t.fetch(content, bearer(key, address));
+      assert.equal(other.status, 403);
+      assert.match(other.headers.get('ratelimit') ?? '', /^"default";r=18;/, 'the warm-up read and this one');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal((await t.fetch(`${content}/by-slug/one`, bearer(token, address))).status, 200);
+      const own = await t.fetch(path, bearer(key, address));
+      assert.equal(own.status, 200, 'the address is not locked out');
+      assert.match(own.headers.get('ratelimit') ?? '', /^"default";r=17;/);
+    });
+
     test('failed dashboard sign-ins and /metrics guesses count too', async () => {
       const t = await appWith(dialect, { authFailures: { points: 2, seconds: 60 } });
       const address = '192.0.2.44';

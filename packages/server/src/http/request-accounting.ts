@@ -28,6 +28,11 @@ export interface RequestAccounting {
    * RateLimit fields, and refuses the request with 429 past the budget.
    */
   spend(request: FastifyRequest, reply: FastifyReply, credential: string): Promise<void>;
+  /**
+   * Marks a request whose credential was genuine: a 401 it gets afterwards (a preview token
+   * used on another article) is a refusal of that use, not a failed authentication.
+   */
+  authenticated(request: FastifyRequest): void;
   /** The fast path's side of both. */
   fast: FastAccounting;
 }
@@ -72,6 +77,8 @@ export function createRequestAccounting(options: {
     return spent.then((result) => (result.allowed ? fieldsOf(result) : undefined));
   };
 
+  const genuine = new WeakSet<FastifyRequest>();
+
   return {
     install(app) {
       app.addHook('onRequest', async (request) => {
@@ -81,7 +88,9 @@ export function createRequestAccounting(options: {
       });
       app.addHook('onResponse', (request, reply, done) => {
         const status = reply.statusCode;
-        if (status === 401 && COUNTED_FAILURES.test(request.url)) limits.failed(addressOf(request.raw));
+        if (status === 401 && COUNTED_FAILURES.test(request.url) && !genuine.has(request)) {
+          limits.failed(addressOf(request.raw));
+        }
         metrics.answered(
           request.routeOptions.url ?? UNMATCHED,
           request.method,
@@ -90,6 +99,9 @@ export function createRequestAccounting(options: {
         );
         done();
       });
+    },
+    authenticated(request) {
+      genuine.add(request);
     },
     async spend(_request, reply, credential) {
       const spent = await limits.spend(credential);

@@ -85,10 +85,12 @@ export function missingContentKey(): AppError {
 }
 
 /**
- * Checks a delivery request's key against the project it asks for: 401 for a missing, unknown
- * or revoked key, 403 for a valid key of another project.
+ * Identifies a delivery request's key for a request on `projectId`: 401 for a missing, unknown
+ * or revoked key. A key of another project is returned unused (its `lastUsedAt` untouched), and
+ * refused by `requireKeyProject` once the request has been counted against the key's budget: a
+ * valid key sent to another project is no failed authentication.
  */
-export async function authenticateContentKey(
+export async function identifyContentKey(
   deps: ServiceDeps,
   token: string | undefined,
   projectId: string,
@@ -99,13 +101,19 @@ export async function authenticateContentKey(
       ? await keys.findContentKeyWithProject(deps.db, hashToken(token))
       : undefined;
   if (!found || found.revokedAt !== null) throw new AppError('unauthorized', 'The content key is not valid.');
-  if (found.project.id !== projectId) {
-    throw new AppError('forbidden', 'This content key belongs to another project.');
-  }
+  const { keyId, kind, project } = found;
+  if (project.id !== projectId) return { keyId, kind, project, lastUsedAt: found.lastUsedAt ?? 0 };
   const now = deps.now();
   if (found.lastUsedAt === null || now - found.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
-    await keys.touchContentKey(deps.db, found.keyId, now);
-    return { keyId: found.keyId, kind: found.kind, project: found.project, lastUsedAt: now };
+    await keys.touchContentKey(deps.db, keyId, now);
+    return { keyId, kind, project, lastUsedAt: now };
   }
-  return { keyId: found.keyId, kind: found.kind, project: found.project, lastUsedAt: found.lastUsedAt };
+  return { keyId, kind, project, lastUsedAt: found.lastUsedAt };
+}
+
+/** 403 for a valid key of another project than the one asked for. */
+export function requireKeyProject(key: AuthenticatedKey, projectId: string): AuthenticatedKey {
+  if (key.project.id !== projectId)
+    throw new AppError('forbidden', 'This content key belongs to another project.');
+  return key;
 }

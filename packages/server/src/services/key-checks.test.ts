@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { DIALECTS } from '../test/databases.ts';
 import { createTestApp, type TestApp } from '../test/test-app.ts';
 import { createChangeWatch } from './change-watch.ts';
+import { requireKeyProject } from './content-keys.ts';
 import { createKeyChecks } from './key-checks.ts';
 import { hashToken } from './tokens.ts';
 
@@ -28,11 +29,11 @@ for (const dialect of DIALECTS) {
         deps(),
         createChangeWatch(() => token),
       );
-      await checks.authenticate(key, projectId);
+      await checks.identify(key, projectId);
       await deleteKey();
-      assert.equal((await checks.authenticate(key, projectId)).project.id, projectId, 'reused');
+      assert.equal((await checks.identify(key, projectId)).project.id, projectId, 'reused');
       token = 'b';
-      await assert.rejects(checks.authenticate(key, projectId), { code: 'unauthorized' });
+      await assert.rejects(checks.identify(key, projectId), { code: 'unauthorized' });
     });
 
     test('a check is made again after a minute, which also records lastUsedAt', async () => {
@@ -40,45 +41,47 @@ for (const dialect of DIALECTS) {
         deps(),
         createChangeWatch(() => 'fixed'),
       );
-      const first = await checks.authenticate(key, projectId);
+      const first = await checks.identify(key, projectId);
       t.clock.advance(30_000);
-      assert.equal((await checks.authenticate(key, projectId)).lastUsedAt, first.lastUsedAt);
+      assert.equal((await checks.identify(key, projectId)).lastUsedAt, first.lastUsedAt);
       t.clock.advance(31_000);
-      assert.equal((await checks.authenticate(key, projectId)).lastUsedAt, t.clock.now());
+      assert.equal((await checks.identify(key, projectId)).lastUsedAt, t.clock.now());
       await deleteKey();
       t.clock.advance(61_000);
-      await assert.rejects(checks.authenticate(key, projectId), { code: 'unauthorized' });
+      await assert.rejects(checks.identify(key, projectId), { code: 'unauthorized' });
     });
 
     test('with the real token, a revocation here or by another connection is seen at once', async () => {
       const checks = createKeyChecks(deps(), createChangeWatch(t.database.changeToken));
-      await checks.authenticate(key, projectId);
-      await checks.authenticate(key, projectId);
+      await checks.identify(key, projectId);
+      await checks.identify(key, projectId);
       const elsewhere = t.database.connectAgain();
       await elsewhere
         .updateTable('content_keys')
         .set({ revoked_at: t.clock.now() })
         .where('key_hash', '=', hashToken(key))
         .execute();
-      await assert.rejects(checks.authenticate(key, projectId), { code: 'unauthorized' });
+      await assert.rejects(checks.identify(key, projectId), { code: 'unauthorized' });
       const second = await t.createKey(projectId);
-      await checks.authenticate(second, projectId);
+      await checks.identify(second, projectId);
       const keys = (await t.admin('GET', `/admin/v1/projects/${projectId}/keys`)).json().data;
       await t.admin('DELETE', `/admin/v1/projects/${projectId}/keys/${keys[0].id}`);
-      await assert.rejects(checks.authenticate(second, projectId), { code: 'unauthorized' });
+      await assert.rejects(checks.identify(second, projectId), { code: 'unauthorized' });
     });
 
-    test('a reused check still refuses another project, and failures are never kept', async () => {
+    test('a reused check still names its own project, and failures are never kept', async () => {
       const checks = createKeyChecks(
         deps(),
         createChangeWatch(() => 'fixed'),
       );
       const other = await t.createProject({ name: 'Other' });
-      await checks.authenticate(key, projectId);
-      await assert.rejects(checks.authenticate(key, other.id), { code: 'forbidden' });
+      await checks.identify(key, projectId);
+      const elsewhere = await checks.identify(key, other.id);
+      assert.equal(elsewhere.project.id, projectId, 'the key names its own project');
+      assert.throws(() => requireKeyProject(elsewhere, other.id), { code: 'forbidden' });
       const unknown = `${key.slice(0, -4)}zzzz`;
-      await assert.rejects(checks.authenticate(unknown, projectId), { code: 'unauthorized' });
-      await assert.rejects(checks.authenticate(undefined, projectId), { code: 'unauthorized' });
+      await assert.rejects(checks.identify(unknown, projectId), { code: 'unauthorized' });
+      await assert.rejects(checks.identify(undefined, projectId), { code: 'unauthorized' });
     });
   });
 }

@@ -1,5 +1,5 @@
 import type { ChangeWatch } from './change-watch.ts';
-import { type AuthenticatedKey, authenticateContentKey } from './content-keys.ts';
+import { type AuthenticatedKey, identifyContentKey } from './content-keys.ts';
 import type { ServiceDeps } from './deps.ts';
 
 // A key is checked against the database again after this long, which also keeps its lastUsedAt
@@ -19,7 +19,8 @@ export interface KeyCheck extends AuthenticatedKey {
  * again. Failed checks are never kept.
  */
 export interface KeyChecks {
-  authenticate(bearer: string | undefined, projectId: string): Promise<AuthenticatedKey>;
+  /** The key `bearer` is, for a request on `projectId`; see `identifyContentKey`. */
+  identify(bearer: string | undefined, projectId: string): Promise<AuthenticatedKey>;
   /**
    * The last check of `bearer` if it is recent, for a caller that confirms itself that the
    * token has not moved since (the fast path does, for a whole batch at once).
@@ -39,14 +40,15 @@ export function createKeyChecks(deps: ServiceDeps, watch: ChangeWatch | undefine
 
   return {
     recent,
-    async authenticate(bearer, projectId) {
-      if (!watch || !bearer) return authenticateContentKey(deps, bearer, projectId);
+    async identify(bearer, projectId) {
+      if (!watch || !bearer) return identifyContentKey(deps, bearer, projectId);
       // Read before the lookup: a write racing the lookup leaves the kept check already stale.
       const token = await watch.current();
       const known = recent(bearer);
       if (token !== undefined && known?.token === token && known.project.id === projectId) return known;
-      const key = await authenticateContentKey(deps, bearer, projectId);
-      if (token !== undefined) {
+      const key = await identifyContentKey(deps, bearer, projectId);
+      // Only a use is kept: a key sent to another project was not used, and is looked up again.
+      if (token !== undefined && key.project.id === projectId) {
         if (checks.size >= MAX_KEYS) checks.clear();
         checks.set(bearer, { ...key, token });
       }

@@ -63,21 +63,34 @@ export interface PreviewTokenReader {
   articleId: string;
 }
 
-/**
- * Checks a preview token for a request on `projectId`: 401 for an unknown or expired token, a
- * token of another project, or one whose article was deleted.
- */
-export async function authenticatePreviewToken(
-  deps: ServiceDeps,
-  token: string,
-  projectId: string,
-): Promise<PreviewTokenReader> {
-  const refuse = () => new AppError('unauthorized', 'The preview token is not valid or has expired.');
+/** A preview token that exists and has not expired, whatever it is then used for. */
+export interface LivePreviewToken {
+  keyId: string;
+  projectId: string;
+  articleId: string;
+}
+
+/** 401 for an unknown or expired preview token (its article's deletion deleted it too). */
+export async function identifyPreviewToken(deps: ServiceDeps, token: string): Promise<LivePreviewToken> {
   const hash = hashToken(token);
   const found = await findPreviewToken(deps.db, hash);
-  if (!found || found.expires_at <= deps.now() || found.project_id !== projectId) throw refuse();
+  if (!found || found.expires_at <= deps.now()) throw refusedToken();
+  return { keyId: `pt:${hash.slice(0, 16)}`, projectId: found.project_id, articleId: found.article_id };
+}
+
+/** What a live token reads on `projectId`: 401 for another project's token, or a gone article. */
+export async function previewTokenReader(
+  deps: ServiceDeps,
+  token: LivePreviewToken,
+  projectId: string,
+): Promise<PreviewTokenReader> {
+  if (token.projectId !== projectId) throw refusedToken();
   const project = await findProject(deps.db, projectId);
-  const article = project && (await articles.findArticle(deps.db, projectId, found.article_id));
-  if (!project || !article) throw refuse();
-  return { keyId: `pt:${hash.slice(0, 16)}`, project, articleId: found.article_id };
+  const article = project && (await articles.findArticle(deps.db, projectId, token.articleId));
+  if (!project || !article) throw refusedToken();
+  return { keyId: token.keyId, project, articleId: token.articleId };
+}
+
+function refusedToken(): AppError {
+  return new AppError('unauthorized', 'The preview token is not valid or has expired.');
 }

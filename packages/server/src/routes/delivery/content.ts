@@ -9,13 +9,14 @@ import type { RequestAccounting } from '../../http/request-accounting.ts';
 import { deliveryCacheKey, type ResponseCache } from '../../http/response-cache.ts';
 import { sendJson, sendPrivateJson } from '../../http/send-json.ts';
 import { sendJsonStream } from '../../http/send-stream.ts';
-import type { AuthenticatedKey } from '../../services/content-keys.ts';
+import { type AuthenticatedKey, requireKeyProject } from '../../services/content-keys.ts';
 import type { DeliveryDeps } from '../../services/delivery.ts';
 import type { KeyChecks } from '../../services/key-checks.ts';
 import {
-  authenticatePreviewToken,
+  identifyPreviewToken,
   PREVIEW_TOKEN_PREFIX,
   type PreviewTokenReader,
+  previewTokenReader,
 } from '../../services/preview-links.ts';
 import { errorResponses } from '../common.ts';
 import { DELIVERY_ROUTES, type DeliveryAsk } from './route-table.ts';
@@ -49,14 +50,21 @@ export function deliveryRoutes(
     app.addHook('onRequest', async (request, reply) => {
       const { projectId } = request.params as { projectId: string };
       const bearer = readBearerToken(request.headers.authorization);
-      const reader: Reader = bearer?.startsWith(PREVIEW_TOKEN_PREFIX)
-        ? { kind: 'preview-token', ...(await authenticatePreviewToken(deps, bearer, projectId)) }
-        : await keys.authenticate(bearer, projectId);
+      const credential = bearer?.startsWith(PREVIEW_TOKEN_PREFIX)
+        ? await identifyPreviewToken(deps, bearer)
+        : await keys.identify(bearer, projectId);
+      // A genuine credential: every request of it counts against its budget, and what it is
+      // refused from here on (another project, another article) is no failed authentication.
+      accounting.authenticated(request);
+      await accounting.spend(request, reply, credential.keyId);
+      const reader: Reader =
+        'articleId' in credential
+          ? { kind: 'preview-token', ...(await previewTokenReader(deps, credential, projectId)) }
+          : requireKeyProject(credential, projectId);
       const route = routes.get(request.routeOptions.url ?? '');
       if (route && !route.credentials.includes(reader.kind)) {
         throw new AppError('unauthorized', 'A preview token reads only its own article, by its slug.');
       }
-      await accounting.spend(request, reply, reader.keyId);
       readers.set(request, reader);
     });
     const looked = (hit: boolean) => (hit ? metrics.cacheHit() : metrics.cacheMiss());

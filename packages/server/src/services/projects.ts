@@ -102,10 +102,13 @@ export function normalizeWebsiteUrl(value: string | null): string | null {
  * site previews an article (contract, Part 2: preview links).
  */
 export function checkPreviewUrl(value: string | null): string | null {
-  if (value === null || value.trim() === '') return null;
+  if (value === null) return null;
   const refuse = (why: string) =>
     new AppError('invalid_body', `previewUrl ${why}.`, [{ path: '/previewUrl', message: why }]);
-  const template = value.trim();
+  // Kept exactly as set (the contract shows it so), so nothing is trimmed or taken for null.
+  if (value.trim() === '') throw refuse('is empty: send null to remove it');
+  if (value.trim() !== value) throw refuse('has spaces around it');
+  const template = value;
   if (!template.includes('{token}')) throw refuse('must contain {token}, where the preview token goes');
   const other = template.replace(/\{(token|slug)\}/g, '').match(/\{[^}]*\}/);
   if (other) throw refuse(`has the placeholder ${other[0]}; only {token} and {slug} are filled in`);

@@ -222,9 +222,17 @@ for (const dialect of DIALECTS) {
           '/relative/{token}',
           'https://www.example.com/{token}/{lang}',
           'not a url {token}',
+          '',
+          ' ',
+          ` ${PREVIEW_URL}`,
         ]) {
-          assertInvalidBody(await setPreviewUrl(bad), '/previewUrl', bad);
+          assertInvalidBody(await setPreviewUrl(bad), '/previewUrl', JSON.stringify(bad));
         }
+        assertInvalidBody(
+          await t.admin('POST', '/admin/v1/projects', { name: 'x', previewUrl: '' }),
+          '/previewUrl',
+          'an empty previewUrl on create',
+        );
         const set = await setPreviewUrl(PREVIEW_URL);
         assert.equal(set.statusCode, 200, set.body);
         assert.equal(set.json().data.previewUrl, PREVIEW_URL);

@@ -58,3 +58,27 @@ test('a delivery is sent only once every server process serves its change', asyn
   assert.equal(await run, 1);
   assert.equal(receiver.received[0]?.json.event, 'content.created');
 });
+
+test('a retry goes out on its time, not at the next poll', async (t) => {
+  // The dispatcher on the real clock with a poll far beyond the test's patience: only the retry's
+  // own time can wake it.
+  const app = await createTestApp('sqlite', {
+    clockStart: Date.now(),
+    dispatcher: { now: Date.now, pollIntervalMs: 60_000, retryScheduleMs: [300] },
+  });
+  const receiver = await startReceiver();
+  t.after(async () => {
+    await receiver.close();
+    await app.close();
+  });
+  receiver.replies = [{ status: 500 }];
+  const project = await app.createProject();
+  await app.admin('PUT', `/admin/v1/projects/${project.id}/webhook`, { url: receiver.url });
+  app.dispatcher.start();
+  await app.putArticle(project.id, 'retried', newArticle({ published: true }));
+  app.dispatcher.wake();
+  // Well before the next poll; not before its time (the test app's random 0.5 means no jitter).
+  const [first, second] = await receiver.waitFor(2, 10_000);
+  const gap = second!.at - first!.at;
+  assert.ok(gap >= 290, `the retry came ${gap} ms after the first attempt`);
+});

@@ -55,6 +55,8 @@ export interface Dispatcher {
 // slow receiver holds at most a share of the slots.
 const PROJECTS_AT_FULL_PACE = 4;
 const MIN_CONCURRENCY = 16;
+// Retry times a process keeps to wake up for; past this many, polling finds the rest.
+const MAX_NOTED_RETRIES = 10_000;
 
 /** A delivery this process holds the lease on, with its project's webhook as the claim read it. */
 interface Claimed {
@@ -89,6 +91,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     else wakeRequested = true;
   };
   let loopDone: Promise<void> = Promise.resolve();
+  // Retries this process scheduled, soonest first, and when the last claim looked: between
+  // claims the loop sleeps until the next retry rather than a whole poll interval, so a retry
+  // goes out on its time. Polling still finds those past the bound, and other processes' own.
+  const retries: number[] = [];
+  let claimedAt = Number.NEGATIVE_INFINITY;
+  const noteRetry = (at: number) => {
+    if (retries.length >= MAX_NOTED_RETRIES) return;
+    let i = retries.length;
+    while (i > 0 && retries[i - 1]! > at) i--;
+    retries.splice(i, 0, at);
+  };
+  const sleepMs = () => {
+    while (retries.length > 0 && retries[0]! <= claimedAt) retries.shift();
+    const next = retries[0];
+    return next === undefined ? pollIntervalMs : Math.min(pollIntervalMs, Math.max(0, next - now()));
+  };
 
   /** Leases what is due within the limits, with each project's webhook. */
   async function claim(): Promise<Claimed[]> {
@@ -96,6 +114,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (free <= 0) return [];
     const busy = [...perProject].filter(([, count]) => count >= perProjectConcurrency).map(([id]) => id);
     const at = now();
+    claimedAt = at;
     const token = `${workerId}:${randomUUID()}`;
     const claimed = await db.transaction().execute(async (trx) => {
       const due = await selectDueDeliveries(trx, {
@@ -161,6 +180,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       outcome,
     });
     if (recorded && outcome.patch.status) options.onAttempt?.(outcome.patch.status);
+    if (recorded && outcome.patch.status === 'pending' && typeof outcome.patch.next_attempt_at === 'number') {
+      noteRetry(outcome.patch.next_attempt_at);
+    }
     options.logger?.info(
       {
         delivery: delivery.id,
@@ -238,7 +260,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (!running) break;
       if (wakeRequested) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollIntervalMs);
+        const timer = setTimeout(resolve, sleepMs());
         wakeUp = () => {
           clearTimeout(timer);
           resolve();

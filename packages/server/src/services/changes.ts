@@ -51,30 +51,38 @@ export function cursorBucketMs(retentionMs: number): number {
   return Math.max(1, Math.min(MAX_BUCKET_MS, Math.floor(retentionMs / BUCKETS_PER_RETENTION)));
 }
 
-/** Which perspective a cursor was issued in: a content key's or a preview key's. */
-export type CursorPerspective = 'c1' | 'p1';
+/** Which perspective a cursor was issued in: a content key's (`c`) or a preview key's (`p`). */
+export type CursorPerspective = 'c' | 'p';
 
-export function encodeCursor(cursor: Cursor, perspective: CursorPerspective = 'c1'): string {
-  const body = cursorBody(cursor, perspective);
-  return Buffer.from(`${body}.${checkOf(body)}`).toString('base64url');
+/**
+ * A cursor's text: `<perspective>2.<seq>.<skipDeletesUpTo>.<issuedAt>.<bucketMs>.<check>`, in
+ * base64url. The check covers the project too, so a cursor handed to another project's feed
+ * (a site switched to another project, or to another Folio) is refused rather than read as a
+ * position in a history it is not from.
+ */
+export function encodeCursor(cursor: Cursor, perspective: CursorPerspective, projectId: string): string {
+  const body = `${perspective}2.${cursor.seq}.${cursor.skipDeletesUpTo}.${cursor.issuedAt}.${cursor.bucketMs}`;
+  return Buffer.from(`${body}.${checkOf(`${projectId}\n${body}`)}`).toString('base64url');
 }
 
-const cursorBody = (cursor: Cursor, perspective: CursorPerspective) =>
-  `${perspective}.${cursor.seq}.${cursor.skipDeletesUpTo}.${cursor.issuedAt}.${cursor.bucketMs}`;
+// A check of the cursor's text and project: base64 forgives trailing characters, so a cursor
+// cut, extended or retyped could otherwise read as another, valid one. Not a signature: a
+// cursor only ever moves its own replica.
+const checkOf = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 6);
 
-// A check of the cursor's own text: base64 forgives trailing characters, so a cursor cut,
-// extended or retyped could otherwise read as another, valid one. Not a signature: a cursor
-// only ever moves its own replica.
-const checkOf = (body: string) => createHash('sha256').update(body).digest('base64url').slice(0, 6);
-
-/** The cursor `text` stands for; undefined when it is not one this feed issued. */
-export function decodeCursor(text: string, perspective: CursorPerspective = 'c1'): Cursor | undefined {
+/** The cursor `text` stands for on `projectId`'s feed; undefined when it is not one it issued. */
+export function decodeCursor(
+  text: string,
+  perspective: CursorPerspective,
+  projectId: string,
+): Cursor | undefined {
   if (!/^[A-Za-z0-9_-]{1,120}$/.test(text)) return undefined;
-  const match = /^(([cp]1)\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.(\d{1,10}))(?:\.([A-Za-z0-9_-]{6}))?$/.exec(
-    Buffer.from(text, 'base64url').toString('latin1'),
-  );
+  const match =
+    /^(([cp])([12])\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.(\d{1,10}))(?:\.([A-Za-z0-9_-]{6}))?$/.exec(
+      Buffer.from(text, 'base64url').toString('latin1'),
+    );
   if (!match || match[2] !== perspective) return undefined;
-  const [seq, skipDeletesUpTo, issuedAt, bucketMs] = match.slice(3, 7).map(Number) as [
+  const [seq, skipDeletesUpTo, issuedAt, bucketMs] = match.slice(4, 8).map(Number) as [
     number,
     number,
     number,
@@ -82,11 +90,17 @@ export function decodeCursor(text: string, perspective: CursorPerspective = 'c1'
   ];
   if (bucketMs < 1) return undefined;
   const cursor = { seq, skipDeletesUpTo, issuedAt, bucketMs };
-  // Cursors issued before they carried a check are still taken until they expire. One with a
-  // check is taken only as the very text encodeCursor writes for it, check included.
-  const canonical =
-    match[7] === undefined ? Buffer.from(match[1]!).toString('base64url') : encodeCursor(cursor, perspective);
-  return canonical === text ? cursor : undefined;
+  const [body, version, check] = [match[1]!, match[3], match[8]];
+  // A cursor is taken only as the very text it was written as. Version 1, written before the
+  // check covered the project, is still taken until it expires: without a check at all (the
+  // first cursors), or with a check of its own text.
+  const expected =
+    version === '2'
+      ? encodeCursor(cursor, perspective, projectId)
+      : check === undefined
+        ? Buffer.from(body).toString('base64url')
+        : Buffer.from(`${body}.${checkOf(body)}`).toString('base64url');
+  return expected === text ? cursor : undefined;
 }
 
 /**
@@ -97,13 +111,13 @@ export function decodeCursor(text: string, perspective: CursorPerspective = 'c1'
  * within the bucket is. A first sync's page (no `since`) holds the current bucket too, so it is
  * kept as long; an answer to a cursor that cannot be read (a 400) never is.
  */
-export function changesFreshUntil(deps: FeedDeps, since: string | undefined): number {
+export function changesFreshUntil(deps: FeedDeps, projectId: string, since: string | undefined): number {
   const now = deps.now();
   const retentionMs = deps.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS;
   const bucketMs = cursorBucketMs(retentionMs);
   const bucketEnd = now - (now % bucketMs) + bucketMs;
   if (since === undefined) return bucketEnd;
-  const cursor = decodeCursor(since);
+  const cursor = decodeCursor(since, 'c', projectId);
   if (!cursor) return now;
   return Math.min(bucketEnd, cursor.issuedAt + retentionMs + 1);
 }
@@ -125,7 +139,7 @@ export async function listChanges(
   query: ChangesQuery,
 ): Promise<DataJson> {
   return feedPage(deps, project, query, {
-    perspective: 'c1',
+    perspective: 'c',
     list: (page) => listChangesAfter(deps.db, project.id, page),
     render: (rows) => Promise.all(rows.map((row) => changeJson(deps, project, row))),
   });
@@ -141,7 +155,7 @@ export async function listPreviewChanges(
   query: ChangesQuery,
 ): Promise<DataJson> {
   return feedPage(deps, project, query, {
-    perspective: 'p1',
+    perspective: 'p',
     list: (page) => listPreviewChangesAfter(deps.db, project.id, page),
     render: async (rows) => {
       const present = rows.filter((row) => row.present === 1).map((row) => row.id);
@@ -186,7 +200,7 @@ async function feedPage<R extends { seq: number }>(
     ? { ...from, seq: last }
     : { seq: Math.max(last, from.skipDeletesUpTo), skipDeletesUpTo: 0, issuedAt: current, bucketMs };
   const changes = (await source.render(page)).filter((json) => json !== undefined);
-  const cursor = encodeCursor(next, source.perspective);
+  const cursor = encodeCursor(next, source.perspective, project.id);
   return { data: `{"changes":[${changes.join(',')}],"cursor":"${cursor}","hasMore":${hasMore}}` };
 }
 
@@ -200,7 +214,7 @@ function startingCursor(
   if (since === undefined) {
     return { seq: 0, skipDeletesUpTo: Number(project.change_seq), issuedAt: current, bucketMs };
   }
-  const cursor = decodeCursor(since, perspective);
+  const cursor = decodeCursor(since, perspective, project.id);
   if (!cursor) {
     throw new AppError(
       'invalid_query',

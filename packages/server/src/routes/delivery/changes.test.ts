@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { ArticleListItem, Change } from '@folio/schema';
 import fc from 'fast-check';
@@ -271,16 +272,36 @@ for (const dialect of DIALECTS) {
       assert.equal((await ask()).statusCode, 410);
     });
 
-    test('a cursor issued before cursors carried a check is still taken', async () => {
+    test('cursors written before the check covered the project are still taken', async () => {
       await put('a', { published: true });
       const cursor = await sync(feed, new Map());
-      const body = Buffer.from(cursor, 'base64url').toString('latin1').split('.').slice(0, 5).join('.');
-      const legacy = Buffer.from(body).toString('base64url');
+      // Today's text, `c2.<seq>.<skip>.<issued>.<bucket>.<check>`, written as version 1 was.
+      const fields = Buffer.from(cursor, 'base64url').toString('latin1').split('.').slice(1, 5);
+      const body = ['c1', ...fields].join('.');
+      const ownCheck = createHash('sha256').update(body).digest('base64url').slice(0, 6);
       await put('b', { published: true });
-      const page = await readChanges(feed, { since: legacy });
-      assert.deepEqual(
-        page.changes.map((change) => (change.type === 'upsert' ? change.article.id : change.id)),
-        ['b'],
+      for (const legacy of [body, `${body}.${ownCheck}`]) {
+        const page = await readChanges(feed, { since: Buffer.from(legacy).toString('base64url') });
+        assert.deepEqual(
+          page.changes.map((change) => (change.type === 'upsert' ? change.article.id : change.id)),
+          ['b'],
+          legacy,
+        );
+      }
+    });
+
+    test("another project's cursor is 400, not a position in this project's history", async () => {
+      await put('a', { published: true });
+      const cursor = await sync(feed, new Map());
+      const other = (await t.createProject({ name: 'Other' })).id;
+      const otherFeed = { t, projectId: other, key: await t.createKey(other) };
+      const response = await t.deliver(otherFeed.key, changesUrl(other, `?since=${cursor}`));
+      assert.equal(response.statusCode, 400, response.body);
+      assert.equal(response.json().error.code, 'invalid_query');
+      assert.equal(
+        (await readChanges(feed, { since: cursor })).changes.length,
+        0,
+        'its own project takes it',
       );
     });
 

@@ -152,7 +152,8 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
         }),
     },
     what: ({ query }) => `changes:${query.limit}:${query.since ?? ''}`,
-    freshUntil: (deps, { query }) => changesFreshUntil(deps, query.since as string | undefined),
+    freshUntil: (deps, { params, query }) =>
+      changesFreshUntil(deps, params.projectId!, query.since as string | undefined),
     answer: {
       ready: (deps, project, { query }) =>
         listChanges(deps, project, {

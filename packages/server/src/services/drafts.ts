@@ -71,7 +71,18 @@ export async function saveDraftIn(
     const current = draftOf(existing);
     const same = current !== undefined && !contentDiffers(current, content);
     const side = { ...(same ? {} : draft), ...scheduleColumns(existing, input) };
-    const changed = await applyChange(trx, site, existing, { publish: existing.published === 1, side }, now);
+    // An article that holds only its draft (never published, its stored content a copy of the
+    // draft) keeps that copy in step, so a slug its draft gives up is free for other articles.
+    const draftOnly =
+      existing.published_at === null && current !== undefined && !contentDiffers(existing, current);
+    const follow = draftOnly && !same ? { content } : {};
+    const changed = await applyChange(
+      trx,
+      site,
+      existing,
+      { ...follow, publish: existing.published === 1, side },
+      now,
+    );
     const row = await applyDue(trx, site, changed, now);
     // applyChange hands back `existing` itself when there was nothing to change.
     return { article: toAdminArticle(row), created: false, changed: row !== existing };

@@ -179,6 +179,21 @@ for (const dialect of DIALECTS) {
         assert.equal((await put('x', newArticle({ slug: 'x-renamed' }))).statusCode, 200);
       });
 
+      test('an article holding only its draft gives up the slugs its draft leaves', async () => {
+        const eventsBefore = (await listEvents(t.db)).length;
+        assert.equal((await putDraft('n1', newArticle({ slug: 'first-name' }))).statusCode, 201);
+        assert.equal((await putDraft('n1', newArticle({ slug: 'second-name' }))).statusCode, 200);
+        assert.equal((await putDraft('n2', newArticle({ slug: 'first-name' }))).statusCode, 201);
+        assertError(await putDraft('n2', newArticle({ slug: 'second-name' })), 409, 'conflict', 'still held');
+        assert.deepEqual(await list(), [], 'content keys see none of it');
+        assert.equal((await listEvents(t.db)).length, eventsBefore, 'and no webhook');
+        // Once published, the article's slug is its own, whatever its next draft says.
+        assert.equal((await t.admin('POST', `${one('n1')}/publish`)).statusCode, 200);
+        assert.equal((await putDraft('n1', newArticle({ slug: 'third-name' }))).statusCode, 200);
+        assertError(await putDraft('n2', newArticle({ slug: 'second-name' })), 409, 'conflict', 'published');
+        assert.equal((await bySlug('second-name')).statusCode, 200);
+      });
+
       test('a draft slug follows the slug rules and is stored in NFC', async () => {
         for (const slug of ['a/b', 'has space', '..', 'x%41', '\u200bzero']) {
           assertInvalidBody(await putDraft('a', newArticle({ slug })), '/slug', JSON.stringify(slug));

@@ -50,13 +50,16 @@ export function handleFrameworkError(
   void sendError(reply, missingCredential(error, request) ?? toAppError(error));
 }
 
+// The router's refusals of a path (broken percent-encoding, a segment past its length bound).
+const ROUTER_REFUSALS = new Set(['FST_ERR_BAD_URL', 'FST_ERR_MAX_PARAM_LENGTH']);
+
 /**
  * The router refuses a broken path before any hook runs; on the authenticated APIs a request
  * without a token is still told 401 first, as on every other path there (nothing about the
  * path is answered to someone who sent no credential).
  */
 function missingCredential(error: FastifyError, request: FastifyRequest): AppError | undefined {
-  if (error.code !== 'FST_ERR_BAD_URL' || readBearerToken(request.headers.authorization)) return undefined;
+  if (!ROUTER_REFUSALS.has(error.code) || readBearerToken(request.headers.authorization)) return undefined;
   if (request.url.startsWith('/api/v1/')) return missingContentKey();
   if (request.url.startsWith('/admin/v1/')) return missingAdminToken();
   return undefined;

@@ -92,6 +92,21 @@ for (const dialect of DIALECTS) {
       assert.equal(admin.statusCode, 401);
       assert.equal((await t.app.inject({ method: 'GET', url: '/public/v1/%E0%A4%A' })).statusCode, 400);
     });
+
+    test('a path segment longer than the router takes is 401 without a key, 404 with one', async () => {
+      const long = 'x'.repeat(5_000);
+      for (const url of [
+        `/api/v1/projects/${long}/content`,
+        `/api/v1/projects/${projectId}/content/by-slug/${long}`,
+        `/admin/v1/projects/${long}`,
+      ]) {
+        const anonymous = await t.app.inject({ method: 'GET', url });
+        assert.equal(anonymous.statusCode, 401, url.slice(0, 40));
+        assert.equal(anonymous.headers['www-authenticate'], 'Bearer');
+      }
+      const keyed = await t.deliver(key, `/api/v1/projects/${projectId}/content/by-slug/${long}`);
+      assert.equal(keyed.statusCode, 404);
+    });
   });
 
   describe(`delivery API: list [${dialect}]`, () => {

@@ -127,8 +127,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       : undefined;
 
   const app = Fastify({
-    // Without a fast path (no response cache) the framework makes its own server, with its own
-    // timeouts (a 72 s keep-alive against Node's 5 s), as it always has.
+    // Always Folio's own server (http/server.ts), so Fastify's timeout options do not apply:
+    // Node's keep-alive, and a request bound that covers the body as well as the headers.
     serverFactory: (handler: http.RequestListener) =>
       createHttpServer(
         fastPath ? (request, response) => fastPath.serve(request, response, handler) : handler,

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
+import { handleClientError } from './error-handler.ts';
 import { createHttpServer } from './server.ts';
 
 const hitsOf = (t: TestApp) => (t.app as unknown as { fastPathHits: () => number }).fastPathHits();
@@ -93,4 +94,36 @@ describe('a request without a body', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+});
+
+test('a request whose body stalls is answered 408 in the contract shape once its time is up', async () => {
+  const server = createHttpServer(
+    (request, response) => {
+      request.resume();
+      request.on('end', () => response.end('read'));
+    },
+    { requestMs: 300, checkEveryMs: 50 },
+  );
+  // As the app installs it (Fastify's clientErrorHandler).
+  server.on('clientError', handleClientError);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    // Announces ten bytes and sends three.
+    socket.write(
+      'POST /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"a',
+    );
+    // Far past the bound: a server that never answers fails the test rather than hanging it.
+    socket.setTimeout(5_000, () => socket.destroy());
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk;
+    });
+    await new Promise((resolve) => socket.on('close', resolve));
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    assert.match(answer, /"code":"request_timeout"/);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

@@ -3,6 +3,15 @@ import type { Socket } from 'node:net';
 import { AppError } from '../errors.ts';
 import { answerAndClose } from './error-handler.ts';
 
+/** How long a request may take to arrive, and how often Node looks for those past it. */
+export interface RequestTimeouts {
+  requestMs: number;
+  checkEveryMs: number;
+}
+
+// Node's defaults for the headers; now the body's too.
+const REQUEST_TIMEOUTS: RequestTimeouts = { requestMs: 60_000, checkEveryMs: 30_000 };
+
 // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without one.
 const MISSING_HOST = 'An HTTP/1.1 request needs a Host header.';
 
@@ -18,9 +27,18 @@ const MISSING_HOST = 'An HTTP/1.1 request needs a Host header.';
  * handles two classes on every answer, fast ones included (BENCHMARKS.md, How the delivery path
  * works, "One shape per object").
  */
-export function createHttpServer(listener: http.RequestListener): http.Server {
+export function createHttpServer(
+  listener: http.RequestListener,
+  timeouts: RequestTimeouts = REQUEST_TIMEOUTS,
+): http.Server {
   const server = http.createServer(
     {
+      // A whole request, body included, has as long as its headers do. Node's own bound is five
+      // minutes: a client trickling a body (or sending none after announcing one) held its
+      // connection that long before its 408.
+      headersTimeout: timeouts.requestMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
       ServerResponse: FolioResponse as typeof http.ServerResponse,
       // A request without a body (no Content-Length, no Transfer-Encoding: every read) skips the
       // readable stream's end and close events (BENCHMARKS.md, How the delivery path works, "No

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
 
 /**
@@ -80,6 +81,36 @@ describe('a request with a Content-Type but no body over a real socket', () => {
       message: 'The request body is not valid UTF-8.',
     });
     assert.equal((await t.admin('GET', `/admin/v1/projects/${projectId}/articles/latin`)).statusCode, 404);
+  });
+
+  test('a compressed body is 415, not read as its compressed bytes', async () => {
+    const body = gzipSync(JSON.stringify(newArticle({ slug: 'zipped' })));
+    for (const coding of ['gzip', 'br']) {
+      const response = await t.app.inject({
+        method: 'PUT',
+        url: `/admin/v1/projects/${projectId}/articles/zipped`,
+        headers: {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          'content-type': 'application/json',
+          'content-encoding': coding,
+        },
+        payload: body,
+      });
+      assert.equal(response.statusCode, 415, coding);
+      assert.equal(response.json().error.code, 'unsupported_media_type');
+      assert.match(response.json().error.message, new RegExp(`Content-Encoding: ${coding}`));
+    }
+    const plain = await t.app.inject({
+      method: 'PUT',
+      url: `/admin/v1/projects/${projectId}/articles/zipped`,
+      headers: {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        'content-type': 'application/json',
+        'content-encoding': 'identity',
+      },
+      payload: JSON.stringify(newArticle({ slug: 'zipped' })),
+    });
+    assert.equal(plain.statusCode, 201, plain.body);
   });
 
   test('with a media type other than JSON answers 415 at once', async () => {

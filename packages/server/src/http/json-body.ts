@@ -21,6 +21,14 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   // empty body that ends.
   app.addHook('preParsing', (request, _reply, payload, done) => {
     const { headers } = request;
+    // A compressed body would otherwise be read as its compressed bytes (RFC 9110 8.4: a coding
+    // the server does not take may be answered 415).
+    const coding = headers['content-encoding']?.trim().toLowerCase();
+    const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length']) > 0;
+    if (hasBody && coding !== undefined && coding !== '' && coding !== 'identity') {
+      const why = `The request body must not be compressed (Content-Encoding: ${coding}); send it as plain JSON.`;
+      return done(new AppError('unsupported_media_type', why), undefined);
+    }
     const bodiless =
       headers['content-type'] !== undefined &&
       headers['content-length'] === undefined &&

@@ -11,6 +11,16 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
 export const NO_QUERY_DEADLINE = 0;
 const READ_TIMEOUT_MESSAGE = 'Query read timeout';
 
+/** A client whose connection attempt fails after `CONNECT_TIMEOUT_MS`, whatever the pool waits. */
+class ConnectBoundedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super({
+      ...(typeof config === 'string' ? { connectionString: config } : config),
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+  }
+}
+
 /** The Kysely dialect and the pool under it, for the one query that bypasses Kysely. */
 export interface PostgresConnection {
   dialect: PostgresDialect;
@@ -29,7 +39,13 @@ export function connectPostgres(
   const pool = new pg.Pool({
     connectionString,
     max,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Waiting for a pooled connection is not the database being out of reach: under a burst of
+    // writes every connection may stay busy for longer than opening one may take. A request
+    // waits for one as long as it would wait for a query's answer; opening a connection keeps
+    // its own short bound (ConnectBoundedClient), so an unreachable database still fails fast.
+    connectionTimeoutMillis:
+      queryTimeoutMs === NO_QUERY_DEADLINE ? 0 : Math.max(queryTimeoutMs, CONNECT_TIMEOUT_MS),
+    Client: ConnectBoundedClient,
     // A connection that stays open but carries no answer (a frozen network, a stopped server
     // process) would hold its request, and then every request, forever: the query fails instead.
     query_timeout: queryTimeoutMs === NO_QUERY_DEADLINE ? undefined : queryTimeoutMs,

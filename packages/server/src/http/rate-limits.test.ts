@@ -80,6 +80,22 @@ for (const store of STORES) {
   });
 }
 
+test('without Redis, failure counts are kept for a bounded number of addresses, oldest out first', async () => {
+  const rate = await limits({
+    perCredential: undefined,
+    authFailures: { points: 2, seconds: 60 },
+    maxTrackedAddresses: 3,
+  });
+  rate.failed('192.0.2.1');
+  // Three newer addresses push the first one's count out...
+  for (const address of ['192.0.2.2', '192.0.2.3', '192.0.2.4']) rate.failed(address);
+  rate.failed('192.0.2.1');
+  assert.equal(await counted(rate, '192.0.2.1'), 0, 'its second failure starts a new count');
+  // ...while one that stays among the newest is blocked at its budget as ever.
+  rate.failed('192.0.2.4');
+  assert.ok((await counted(rate, '192.0.2.4')) > 0);
+});
+
 describe('rate limits shared through Redis', { skip: !redisAvailable }, () => {
   test('two processes spend one budget, and a failure budget spent through one blocks on the other', async () => {
     const budget = {

@@ -48,6 +48,8 @@ export interface RateLimitOptions {
   authFailures: Budget;
   redisUrl?: string | undefined;
   warn?: (message: string) => void;
+  /** Without Redis: how many addresses' failure counts are kept at most (tests lower it). */
+  maxTrackedAddresses?: number;
 }
 
 // A Redis outage is reported once per this long, not on every request it lets through.
@@ -64,7 +66,9 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
       : new RateLimiterMemory(settings);
   };
   const credentials = options.perCredential && limiter(options.perCredential, 'credential');
-  const failures = limiter(options.authFailures, 'auth-failures');
+  // Failed authentications: shared through Redis, else counted here in bounded memory.
+  const shared = redis && limiter(options.authFailures, 'auth-failures');
+  const local = boundedWindows(options.authFailures, options.maxTrackedAddresses ?? MAX_BLOCKED);
   // Addresses known to be past their failure budget, and until when (epoch ms): checked on every
   // authenticated request without a promise or a round trip.
   const blocked = new Map<string, number>();
@@ -108,12 +112,12 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
         if (until > Date.now()) return Math.ceil((until - Date.now()) / 1000);
         blocked.delete(address);
       }
-      if (!redis) return 0;
+      if (!shared) return 0;
       // Another process may have seen this address fail: the shared count decides, asked at most
       // once a second per address, so cached answers do not each wait for a round trip.
       const clearUntil = clear.get(address);
       if (clearUntil !== undefined && clearUntil > Date.now()) return 0;
-      return failures.get(address).then(
+      return shared.get(address).then(
         (result) => {
           if (!result || result.consumedPoints < options.authFailures.points) {
             if (clear.size >= MAX_BLOCKED) clear.delete(clear.keys().next().value!);
@@ -130,8 +134,13 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
       );
     },
     failed(address) {
+      if (!shared) {
+        const { remainingPoints, msBeforeNext } = local.consume(address);
+        if (remainingPoints <= 0) block(address, msBeforeNext);
+        return;
+      }
       clear.delete(address);
-      failures.consume(address).then(
+      shared.consume(address).then(
         // The failure that spent the last point closes the door for the rest of the window.
         (result) => {
           if (result.remainingPoints <= 0) block(address, result.msBeforeNext);
@@ -149,6 +158,30 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
 }
 
 const MAX_BLOCKED = 100_000;
+
+/**
+ * Failed authentications per address in this process: a fixed window each, as the library's
+ * memory limiter keeps, but in one map of bounded size whose oldest window goes first. The
+ * library keeps an entry and a timer per address without bound, so failures from ever new
+ * addresses (an IPv6 range, forged forwarded addresses) grew the process by hundreds of MB.
+ */
+function boundedWindows(budget: Budget, maxAddresses: number) {
+  const windows = new Map<string, { count: number; resetAt: number }>();
+  return {
+    consume(address: string): { remainingPoints: number; msBeforeNext: number } {
+      const now = Date.now();
+      let window = windows.get(address);
+      if (!window || window.resetAt <= now) {
+        windows.delete(address);
+        if (windows.size >= maxAddresses) windows.delete(windows.keys().next().value!);
+        window = { count: 0, resetAt: now + budget.seconds * 1000 };
+        windows.set(address, window);
+      }
+      window.count++;
+      return { remainingPoints: budget.points - window.count, msBeforeNext: window.resetAt - now };
+    },
+  };
+}
 // How long a shared count's "under budget" is trusted: another process's block reaches this one
 // at most this late.
 const CLEAR_FOR_MS = 1_000;

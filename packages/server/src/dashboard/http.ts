@@ -70,15 +70,10 @@ const OWN_ORIGIN = 'http://folio.invalid';
  * browsers read as a slash) cannot turn sign-in into a redirect to another site.
  */
 export function dashboardReturn(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length > 2048) return undefined;
-  let url: URL;
-  try {
-    url = new URL(value, OWN_ORIGIN);
-  } catch {
-    return undefined;
-  }
-  const { origin, pathname, search } = url;
-  if (origin !== OWN_ORIGIN || !value.startsWith('/')) return undefined;
+  if (typeof value !== 'string' || value.length > 2048 || !value.startsWith('/')) return undefined;
+  const url = URL.parse(value, OWN_ORIGIN);
+  if (!url || url.origin !== OWN_ORIGIN) return undefined;
+  const { pathname, search } = url;
   if (pathname !== '/dashboard' && !pathname.startsWith('/dashboard/')) return undefined;
   if (pathname.startsWith('/dashboard/sign-')) return undefined;
   return `${pathname}${search}`;

@@ -181,9 +181,8 @@ function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credentia
 /** The page a refused form was on, from the Referer (this dashboard sends it same-origin only). */
 function formPage(request: FastifyRequest): string | undefined {
   const referer = request.headers.referer;
-  if (referer === undefined || !URL.canParse(referer)) return undefined;
-  const { pathname, search } = new URL(referer);
-  return dashboardReturn(`${pathname}${search}`);
+  const url = referer === undefined ? null : URL.parse(referer);
+  return url ? dashboardReturn(`${url.pathname}${url.search}`) : undefined;
 }
 
 function errorTitle(status: number): string {

@@ -134,7 +134,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
 }
 
-interface BenchReceiver {
+export interface BenchReceiver {
   url: string;
   /** Resolves when every id of the project arrived, with the first arrival time of each. */
   expect(projectId: string, ids: string[]): Promise<{ arrivals: Map<string, number>; duplicates: number }>;
@@ -142,7 +142,7 @@ interface BenchReceiver {
 }
 
 /** A receiver that answers 204 at once and notes when each article's event arrived. */
-async function startBenchReceiver(): Promise<BenchReceiver> {
+export async function startBenchReceiver(): Promise<BenchReceiver> {
   const waiting = new Map<
     string,
     { want: number; arrivals: Map<string, number>; duplicates: number; resolve: () => void }

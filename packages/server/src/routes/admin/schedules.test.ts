@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import type { DialectName } from '../../db/connect.ts';
 import { createScheduler, type Scheduler } from '../../services/schedules.ts';
 import { assertInvalidBody, listEvents } from '../../test/assertions.ts';
 import { DIALECTS } from '../../test/databases.ts';
@@ -8,6 +9,35 @@ import { createTestApp, newArticle, START_TIME, type TestApp } from '../../test/
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const HOUR = 3_600_000;
+
+/** Makes every update of article `id` fail, as a fault in that one row would, until `allowUpdates`. */
+async function refuseUpdatesOf(t: TestApp, dialect: DialectName, id: string): Promise<void> {
+  const when = `old.id = '${id}'`;
+  if (dialect === 'sqlite') {
+    await sql
+      .raw(
+        `create trigger refuse before update on articles when ${when} begin select raise(abort, 'refused'); end`,
+      )
+      .execute(t.db);
+    return;
+  }
+  await sql
+    .raw(
+      `create function refuse() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`,
+    )
+    .execute(t.db);
+  await sql
+    .raw(
+      `create trigger refuse before update on articles for each row when (${when}) execute function refuse()`,
+    )
+    .execute(t.db);
+}
+
+async function allowUpdates(t: TestApp, dialect: DialectName): Promise<void> {
+  await sql
+    .raw(dialect === 'sqlite' ? 'drop trigger refuse' : 'drop trigger refuse on articles')
+    .execute(t.db);
+}
 
 for (const dialect of DIALECTS) {
   describe(`scheduled publishing [${dialect}]`, () => {
@@ -140,6 +170,56 @@ for (const dialect of DIALECTS) {
       await failing.stop();
       await sql`alter table articles_gone rename to articles`.execute(t.db);
       assert.equal(reported.length, 1, `${reported.length} reports`);
+    });
+
+    test('schedules due together apply in one transaction per project, each with its event', async () => {
+      const otherProject = (await t.createProject()).id;
+      for (let i = 0; i < 12; i++) {
+        await put(`a${i}`, newArticle({ slug: `burst-${i}`, publishAt: iso(START_TIME + HOUR) }));
+      }
+      await t.admin('PUT', `/admin/v1/projects/${otherProject}/articles/b`, {
+        ...newArticle({ slug: 'other' }),
+        publishAt: iso(START_TIME + HOUR),
+      });
+      let commits = 0;
+      const counted = createScheduler(
+        { db: t.db, now: t.clock.now, onCommit: () => commits++ },
+        { lookaheadMs: 0, onError: (error) => errors.push(error) },
+      );
+      t.clock.advance(HOUR);
+      assert.equal(await counted.runOnce(), 13);
+      assert.equal(commits, 2, 'one commit for each project');
+      assert.deepEqual(await eventTypes(), Array(13).fill('content.created'));
+      assert.equal(
+        (await t.deliver(key, `/api/v1/projects/${projectId}/content`)).json().pagination.total,
+        12,
+      );
+      await counted.stop();
+    });
+
+    test('an article that cannot be applied does not hold up the others due with it', async () => {
+      for (const id of ['a', 'stuck', 'z'])
+        await put(id, newArticle({ slug: id, publishAt: iso(START_TIME + HOUR) }));
+      await refuseUpdatesOf(t, dialect, 'stuck');
+      t.clock.advance(HOUR);
+      assert.equal(await scheduler.runOnce(), 2);
+      assert.equal(errors.length, 1, 'the one that failed is reported');
+      errors.length = 0;
+      assert.equal(await served('a'), 200);
+      assert.equal(await served('z'), 200);
+      assert.equal((await get('stuck')).publishAt, iso(START_TIME + HOUR), 'left due, to be tried again');
+      await allowUpdates(t, dialect);
+      assert.equal(await scheduler.runOnce(), 1);
+      assert.equal(await served('stuck'), 200);
+    });
+
+    test('a poll asked for while another runs follows it, and sees what came due since', async () => {
+      await put('a', newArticle({ slug: 'late', publishAt: iso(START_TIME + HOUR) }));
+      const running = scheduler.runOnce();
+      t.clock.advance(HOUR);
+      const asked = scheduler.runOnce();
+      assert.deepEqual(await Promise.all([running, asked]), [0, 1]);
+      assert.equal(await served('late'), 200);
     });
 
     test('a schedule on a deleted article is dropped with it', async () => {

@@ -112,3 +112,34 @@ describe('SQLite durability', () => {
     }
   });
 });
+
+describe('SQLite and the event loop', () => {
+  test('statements back to back, in a transaction or not, give the event loop turns', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-turns-'));
+    const db = new Kysely<unknown>({ dialect: openSqlite(path.join(dir, 'folio.sqlite')).dialect });
+    try {
+      await sql`create table t (n integer)`.execute(db);
+      // Each loop runs statements until a timer set before it has fired, or for a second: without
+      // turns, node:sqlite answers every statement at once and the timer waits for the whole loop.
+      const untilATimerFires = async (statement: () => Promise<unknown>) => {
+        let fired = false;
+        setTimeout(() => {
+          fired = true;
+        }, 0);
+        const start = performance.now();
+        while (!fired && performance.now() - start < 1000) await statement();
+        return fired;
+      };
+      assert.ok(await untilATimerFires(() => sql`insert into t (n) values (1)`.execute(db)), 'outside');
+      const inside = await db
+        .transaction()
+        .execute((trx) => untilATimerFires(() => sql`insert into t (n) values (2)`.execute(trx)));
+      assert.ok(inside, 'inside one transaction');
+      const { rows } = await sql<{ n: number }>`select count(*) as n from t where n = 2`.execute(db);
+      assert.ok(rows[0]!.n > 0, 'the transaction committed');
+    } finally {
+      await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

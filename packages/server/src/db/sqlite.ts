@@ -109,11 +109,49 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
+  #connection: DatabaseConnection | undefined;
+
   // A deferred BEGIN that later writes can fail with SQLITE_BUSY when another process wrote in
   // between; IMMEDIATE waits for the lock up front (busy_timeout) instead.
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    this.#connection ??= givingTurns(connection);
+    return this.#connection;
+  }
+}
+
+// How long statements may run back to back before the event loop gets a turn.
+const TURN_AFTER_MS = 10;
+
+/**
+ * node:sqlite runs each statement on the event loop's thread and the driver resolves at once, so
+ * statements that follow each other (a transaction over many rows, a prune in batches) never let
+ * the loop take a turn: timers, sockets and cached answers would wait for all of them. Once
+ * statements have run for `TURN_AFTER_MS` with no turn between them, the next one waits for a
+ * turn first. A transaction keeps the connection meanwhile (the driver's mutex), so nothing else
+ * runs inside it.
+ */
+function givingTurns(connection: DatabaseConnection): DatabaseConnection {
+  let busySince: number | undefined;
+  const rested = () => {
+    busySince = undefined;
+  };
+  return {
+    async executeQuery(query) {
+      if (busySince === undefined) {
+        busySince = performance.now();
+        setImmediate(rested);
+      } else if (performance.now() - busySince > TURN_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return connection.executeQuery(query);
+    },
+    streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 200;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/tables.ts';
-import { insertEvent } from '../store/events.ts';
-import { insertDelivery } from '../store/webhook-deliveries.ts';
+import { insertEvents } from '../store/events.ts';
+import { insertDeliveries } from '../store/webhook-deliveries.ts';
 import { findWebhook } from '../store/webhooks.ts';
 import { isoTime } from './iso-time.ts';
 import { generateId } from './tokens.ts';
@@ -33,23 +33,38 @@ export async function recordEvent(
   data: Record<string, unknown>,
   now: number,
 ): Promise<RecordedEvent> {
-  const eventId = `msg_${randomBytes(18).toString('base64url')}`;
-  const payload = { event: type, projectId, timestamp: isoTime(now), data };
-  await insertEvent(trx, {
-    id: eventId,
+  return (await recordEvents(trx, projectId, type, [data], now))[0]!;
+}
+
+/**
+ * One event of `type` for each item of `data`, as `recordEvent` stores one, with a statement per
+ * few hundred rows: a site settings change reports every published article.
+ */
+export async function recordEvents(
+  trx: Transaction<Database>,
+  projectId: string,
+  type: EventType,
+  data: ReadonlyArray<Record<string, unknown>>,
+  now: number,
+): Promise<RecordedEvent[]> {
+  const timestamp = isoTime(now);
+  const events = data.map((item) => ({
+    id: `msg_${randomBytes(18).toString('base64url')}`,
     project_id: projectId,
     type,
-    payload: JSON.stringify(payload),
+    payload: JSON.stringify({ event: type, projectId, timestamp, data: item }),
     created_at: now,
-  });
+  }));
+  await insertEvents(trx, events);
   const webhook = await findWebhook(trx, projectId);
-  if (!webhook?.url || webhook.disabled_at !== null) return { eventId, deliveryId: undefined };
-  const deliveryId = generateId('dlv');
-  await insertDelivery(trx, {
-    id: deliveryId,
+  if (!webhook?.url || webhook.disabled_at !== null) {
+    return events.map((event) => ({ eventId: event.id, deliveryId: undefined }));
+  }
+  const deliveries = events.map((event) => ({
+    id: generateId('dlv'),
     project_id: projectId,
-    event_id: eventId,
-    status: 'pending',
+    event_id: event.id,
+    status: 'pending' as const,
     next_attempt_at: now,
     lock_token: null,
     locked_until: null,
@@ -57,6 +72,7 @@ export async function recordEvent(
     last_error: null,
     created_at: now,
     updated_at: now,
-  });
-  return { eventId, deliveryId };
+  }));
+  await insertDeliveries(trx, deliveries);
+  return deliveries.map((delivery) => ({ eventId: delivery.event_id, deliveryId: delivery.id }));
 }

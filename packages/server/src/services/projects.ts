@@ -4,7 +4,7 @@ import { AppError, notFound } from '../errors.ts';
 import { restampPublished } from '../store/changes.ts';
 import * as store from '../store/projects.ts';
 import { type ServiceDeps, transact } from './deps.ts';
-import { recordEvent } from './events.ts';
+import { recordEvents } from './events.ts';
 import { isoTime } from './iso-time.ts';
 import { refreshServedArticles } from './served-articles.ts';
 import { generateId } from './tokens.ts';
@@ -68,8 +68,7 @@ export async function updateProject(deps: ServiceDeps, id: string, patch: Projec
       // `content.updated` (contract: "a published article's served content changes"), so a
       // site that rebuilds or purges on webhooks follows its new addresses.
       await restampPublished(trx, id);
-      const now = deps.now();
-      for (const article of published) await recordEvent(trx, id, 'content.updated', article, now);
+      await recordEvents(trx, id, 'content.updated', published, deps.now());
     }
     return toProject(row);
   });

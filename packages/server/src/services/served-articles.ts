@@ -18,10 +18,12 @@ export async function refreshServedArticles(
   let after: string | undefined;
   for (;;) {
     const rows = await articles.listArticlesAfterId(trx, project.id, after, REFRESH_BATCH);
-    for (const row of rows) {
-      await articles.setServed(trx, project.id, row.id, servedJson(row, project));
-      if (row.published === 1) published.push({ id: row.id, slug: row.slug });
-    }
+    await articles.setServed(
+      trx,
+      project.id,
+      rows.map((row) => ({ id: row.id, served: servedJson(row, project) })),
+    );
+    for (const row of rows) if (row.published === 1) published.push({ id: row.id, slug: row.slug });
     if (rows.length < REFRESH_BATCH) return published;
     after = rows[rows.length - 1]!.id;
   }

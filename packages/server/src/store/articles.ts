@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { ArticleRow, ArticleUpdate, Database, NewArticleRow } from '../db/tables.ts';
+import { chunks } from './chunks.ts';
 
 /** A project's articles: every lookup below starts here. */
 function ofProject(db: Kysely<Database>, projectId: string) {
@@ -225,18 +226,20 @@ export async function countAllArticles(
   return Number(row.count);
 }
 
+/** Sets the served JSON of many articles of a project, a statement per few hundred. */
 export async function setServed(
   db: Kysely<Database>,
   projectId: string,
-  id: string,
-  served: string,
+  rows: ReadonlyArray<{ id: string; served: string }>,
 ): Promise<void> {
-  await db
-    .updateTable('articles')
-    .set({ served })
-    .where('project_id', '=', projectId)
-    .where('id', '=', id)
-    .execute();
+  for (const chunk of chunks(rows)) {
+    const values = sql.join(chunk.map((row) => sql`(${row.id}, ${row.served})`));
+    await sql`
+      with given (id, served) as (values ${values})
+      update articles set served = (select given.served from given where given.id = articles.id)
+      where project_id = ${projectId} and id in (select id from given)
+    `.execute(db);
+  }
 }
 
 /** The sort key of the delivery order: publishedAt descending, then id descending. */

@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database, EventRow, NewEventRow } from '../db/tables.ts';
+import { chunks } from './chunks.ts';
 
-/** Called inside the transaction of the change the event reports. */
-export async function insertEvent(db: Kysely<Database>, row: NewEventRow): Promise<void> {
-  await db.insertInto('events').values(row).execute();
+/** Called inside the transaction of the change the events report. */
+export async function insertEvents(db: Kysely<Database>, rows: NewEventRow[]): Promise<void> {
+  for (const chunk of chunks(rows)) await db.insertInto('events').values(chunk).execute();
 }
 
 export async function listEvents(db: Kysely<Database>, projectId: string): Promise<EventRow[]> {

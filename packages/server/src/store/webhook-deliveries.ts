@@ -8,9 +8,10 @@ import type {
   NewAttemptRow,
   NewDeliveryRow,
 } from '../db/tables.ts';
+import { chunks } from './chunks.ts';
 
-export async function insertDelivery(db: Kysely<Database>, row: NewDeliveryRow): Promise<void> {
-  await db.insertInto('webhook_deliveries').values(row).execute();
+export async function insertDeliveries(db: Kysely<Database>, rows: NewDeliveryRow[]): Promise<void> {
+  for (const chunk of chunks(rows)) await db.insertInto('webhook_deliveries').values(chunk).execute();
 }
 
 export type DeliveryWithEvent = DeliveryRow & { event_type: string; payload: string };

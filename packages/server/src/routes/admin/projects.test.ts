@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { importArticles } from '../../services/article-transfer.ts';
 import { assertError, assertInvalidBody, countRows, listEvents } from '../../test/assertions.ts';
 import { DIALECTS } from '../../test/databases.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, START_TIME, type TestApp } from '../../test/test-app.ts';
@@ -290,6 +291,51 @@ for (const dialect of DIALECTS) {
         await updates(),
         [...moved, ...moved].sort((a, b) => a.id.localeCompare(b.id)),
       );
+    });
+
+    test('a PATCH moves more articles than one statement holds, with a delivery for each published one', async () => {
+      const project = await t.createProject({ websiteUrl: 'https://a.example' });
+      const key = await t.createKey(project.id);
+      await t.admin('PUT', `${PROJECTS}/${project.id}/webhook`, { url: 'https://hooks.example.com/folio' });
+      const count = 1203;
+      const ids = Array.from({ length: count }, (_, i) => `a${String(i).padStart(4, '0')}`);
+      // Every third one unpublished: its served JSON moves too, but no event reports it.
+      const items = ids.map((id, i) => ({
+        line: i + 1,
+        id,
+        input: newArticle({ slug: `s-${id}`, published: i % 3 !== 0 }),
+      }));
+      await importArticles({ db: t.db, now: t.clock.now }, project.id, items, { atomic: true });
+      const deliveries = async () =>
+        Number(
+          (
+            await t.db
+              .selectFrom('webhook_deliveries')
+              .select(t.db.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await deliveries();
+      assert.equal(
+        (await t.admin('PATCH', `${PROJECTS}/${project.id}`, { articlesPath: '/news' })).statusCode,
+        200,
+      );
+
+      const published = ids.filter((_, i) => i % 3 !== 0);
+      const reported = (await listEvents(t.db))
+        .filter((event) => event.type === 'content.updated')
+        .map((event) => event.payload.data.id as string);
+      assert.deepEqual(reported.sort(), published);
+      assert.equal((await deliveries()) - before, published.length);
+      const list = await t.deliver(key, `/api/v1/projects/${project.id}/content?limit=100&page=8`);
+      for (const article of list.json().data) {
+        assert.equal(article.seo.canonicalPath, `/news/${article.slug}`);
+      }
+      const preview = (
+        await t.admin('POST', `${PROJECTS}/${project.id}/keys`, { name: 'Preview', kind: 'preview' })
+      ).json().data.key;
+      const unpublished = await t.deliver(preview, `/api/v1/projects/${project.id}/content/by-slug/s-a1200`);
+      assert.equal(unpublished.json().data.seo.canonicalPath, '/news/s-a1200');
     });
 
     test('canonicalPath, related links and sitemap URLs follow a PATCH of articlesPath and websiteUrl', async () => {

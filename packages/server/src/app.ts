@@ -8,6 +8,7 @@ import {
   DEFAULT_AUTH_FAILURE_BUDGET,
   DEFAULT_CHANGES_RETENTION_MS,
   DEFAULT_RESPONSE_CACHE_MB,
+  DEFAULT_WEBHOOK_RETENTION_MS,
 } from './config.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { ChangeFeed, ChangeToken } from './db/change-feed.ts';
@@ -33,11 +34,13 @@ import { selfContained } from './routes/public/openapi-document.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
 import { createChangeWatch } from './services/change-watch.ts';
-import { startChangeHistoryPruner } from './services/changes.ts';
+import { pruneChangeHistory } from './services/changes.ts';
 import type { ServiceDeps, WebhookPolicy } from './services/deps.ts';
 import { createKeyChecks } from './services/key-checks.ts';
 import { createListingIndex } from './services/listing-index.ts';
+import { startPruning } from './services/retention.ts';
 import { serverCounts } from './services/server-counts.ts';
+import { pruneWebhookHistory } from './services/webhooks.ts';
 import { FOLIO_VERSION } from './version.ts';
 import { createSecretBox } from './webhooks/secret-box.ts';
 
@@ -90,6 +93,8 @@ export interface AppOptions {
   rateLimits?: RateLimits;
   /** FOLIO_CHANGES_RETENTION in milliseconds: how far back the changes feed can resume. */
   changesRetentionMs?: number;
+  /** FOLIO_WEBHOOK_RETENTION in milliseconds: how long finished deliveries are kept. */
+  webhookRetentionMs?: number;
 }
 
 /** Builds the HTTP application. It never listens and never reads the environment. */
@@ -144,12 +149,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   history.start();
   app.addHook('onClose', async () => history.stop());
   const changesRetentionMs = options.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS;
-  const pruner = startChangeHistoryPruner(deps, changesRetentionMs, (error) =>
-    app.log.warn({ err: error }, 'pruning the changes feed history failed; it is retried'),
-  );
+  const webhookRetentionMs = options.webhookRetentionMs ?? DEFAULT_WEBHOOK_RETENTION_MS;
+  const pruners = [
+    startPruning(
+      changesRetentionMs,
+      () => pruneChangeHistory(deps, changesRetentionMs),
+      (error) => app.log.warn({ err: error }, 'pruning the changes feed history failed; it is retried'),
+    ),
+    startPruning(
+      webhookRetentionMs,
+      () => pruneWebhookHistory(deps, webhookRetentionMs),
+      (error) => app.log.warn({ err: error }, 'pruning the webhook log failed; it is retried'),
+    ),
+  ];
   // The budgets' Redis connection, if any, goes with the app.
   app.addHook('onClose', async () => limits.close());
-  app.addHook('onClose', async () => pruner.stop());
+  app.addHook('onClose', async () => {
+    await Promise.all(pruners.map((pruner) => pruner.stop()));
+  });
   app.decorate('fastPathHits', () => fastPath?.hits ?? 0);
   app.decorate('responseCacheUse', () => ({ bytes: cache.bytes, entries: cache.entries }));
   const validatorCompiler = createValidatorCompiler([blocksSchema]);

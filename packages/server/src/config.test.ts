@@ -52,20 +52,24 @@ describe('configuration', () => {
     }
   });
 
-  test('FOLIO_CHANGES_RETENTION: 30d by default; 2s, 15m, 12h parse; nonsense is refused', () => {
-    assert.equal(loadConfig({}).changesRetentionMs, 30 * 86_400_000);
-    assert.equal(loadConfig({ FOLIO_CHANGES_RETENTION: '2s' }).changesRetentionMs, 2_000);
-    assert.equal(loadConfig({ FOLIO_CHANGES_RETENTION: '15m' }).changesRetentionMs, 900_000);
-    assert.equal(loadConfig({ FOLIO_CHANGES_RETENTION: '12h' }).changesRetentionMs, 43_200_000);
-    for (const value of ['forever', '0s', '10ms']) {
-      assert.throws(
-        () => loadConfig({ FOLIO_CHANGES_RETENTION: value }),
-        (error: unknown) =>
-          error instanceof ConfigError && error.problems[0]!.startsWith('FOLIO_CHANGES_RETENTION='),
-        value,
-      );
-    }
-  });
+  for (const [name, field] of [
+    ['FOLIO_CHANGES_RETENTION', 'changesRetentionMs'],
+    ['FOLIO_WEBHOOK_RETENTION', 'webhookRetentionMs'],
+  ] as const) {
+    test(`${name}: 30d by default; 2s, 15m, 12h parse; nonsense is refused`, () => {
+      assert.equal(loadConfig({})[field], 30 * 86_400_000);
+      assert.equal(loadConfig({ [name]: '2s' })[field], 2_000);
+      assert.equal(loadConfig({ [name]: '15m' })[field], 900_000);
+      assert.equal(loadConfig({ [name]: '12h' })[field], 43_200_000);
+      for (const value of ['forever', '0s', '10ms']) {
+        assert.throws(
+          () => loadConfig({ [name]: value }),
+          (error: unknown) => error instanceof ConfigError && error.problems[0]!.startsWith(`${name}=`),
+          value,
+        );
+      }
+    });
+  }
 
   test('LOG_LEVEL: info by default; a level pino knows, in any case; anything else is refused', () => {
     assert.equal(loadConfig({}).logLevel, 'info');

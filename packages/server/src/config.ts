@@ -33,6 +33,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** How long the changes feed can resume from a cursor, in milliseconds; older history is pruned. */
   changesRetentionMs: number;
+  /** How long finished webhook deliveries (and their events and attempts) are kept, in milliseconds. */
+  webhookRetentionMs: number;
   /** PostgreSQL: how long a query may go unanswered; undefined keeps the driver layer's default. */
   databaseTimeoutMs: number | undefined;
   /** The least severe log line written. */
@@ -74,6 +76,9 @@ export const DEFAULT_WEBHOOK_CONCURRENCY = 32;
 
 /** The contract's default for FOLIO_CHANGES_RETENTION: 30 days. */
 export const DEFAULT_CHANGES_RETENTION_MS = 30 * 86_400_000;
+
+/** FOLIO_WEBHOOK_RETENTION's default: as long as the changes feed keeps its history. */
+export const DEFAULT_WEBHOOK_RETENTION_MS = 30 * 86_400_000;
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -186,14 +191,18 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     parseRedisUrl,
     'a redis:// or rediss:// URL',
   );
+  const retention = 'a duration of at least 1s such as 30d, 12h, 15m or 2s';
   const changesRetentionMs = read(
     'FOLIO_CHANGES_RETENTION',
     DEFAULT_CHANGES_RETENTION_MS,
-    (raw) => {
-      const ms = parseDuration(raw);
-      return ms !== undefined && ms >= 1000 ? ms : undefined;
-    },
-    'a duration of at least 1s such as 30d, 12h, 15m or 2s',
+    parseRetention,
+    retention,
+  );
+  const webhookRetentionMs = read(
+    'FOLIO_WEBHOOK_RETENTION',
+    DEFAULT_WEBHOOK_RETENTION_MS,
+    parseRetention,
+    retention,
   );
 
   const databaseTimeoutMs = read<number | undefined>(
@@ -234,6 +243,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     authFailureLimit,
     redisUrl,
     changesRetentionMs,
+    webhookRetentionMs,
     databaseTimeoutMs,
     logLevel,
   };
@@ -246,6 +256,11 @@ export function parseBudget(raw: string): Budget | undefined {
   const points = Number(match[1]);
   const seconds = Number(match[2]) * { s: 1, m: 60, h: 3600 }[match[3] as 's' | 'm' | 'h'];
   return points >= 1 && seconds >= 1 && Number.isSafeInteger(points) ? { points, seconds } : undefined;
+}
+
+function parseRetention(raw: string): number | undefined {
+  const ms = parseDuration(raw);
+  return ms !== undefined && ms >= 1000 ? ms : undefined;
 }
 
 function parseRedisUrl(raw: string): string | undefined {

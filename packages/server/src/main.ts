@@ -40,6 +40,7 @@ export async function start(config: Config): Promise<void> {
     changeFeed,
     trustProxy: config.trustProxy,
     changesRetentionMs: config.changesRetentionMs,
+    webhookRetentionMs: config.webhookRetentionMs,
     metrics,
     rateLimits: await createRateLimits({
       perCredential: config.rateLimit,

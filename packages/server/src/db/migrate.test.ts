@@ -24,6 +24,7 @@ const ALL_MIGRATIONS = [
   '0008-changes-feed',
   '0009-editorial',
   '0010-delivery-resend',
+  '0011-webhook-history',
 ];
 const CHILD = fileURLToPath(new URL('../test/migrate-child.ts', import.meta.url));
 

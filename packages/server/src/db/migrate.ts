@@ -10,6 +10,7 @@ import * as m0007 from './migrations/0007-served-lz4.ts';
 import * as m0008 from './migrations/0008-changes-feed.ts';
 import * as m0009 from './migrations/0009-editorial.ts';
 import * as m0010 from './migrations/0010-delivery-resend.ts';
+import * as m0011 from './migrations/0011-webhook-history.ts';
 
 /** Every migration, in order. Names are permanent: they are recorded in the database. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0008-changes-feed': m0008,
   '0009-editorial': m0009,
   '0010-delivery-resend': m0010,
+  '0011-webhook-history': m0011,
 };
 
 // Any constant shared by all Folio processes; it names the lock, nothing else.

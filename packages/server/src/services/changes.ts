@@ -12,6 +12,7 @@ import {
 import { servedJsonOf, toPreviewArticle } from './article-view.ts';
 import type { DataJson } from './delivery.ts';
 import type { ServiceDeps } from './deps.ts';
+import { inBatches } from './retention.ts';
 
 /**
  * The changes feed (contract, Part 2). Every write a content key can see takes the project's
@@ -251,38 +252,6 @@ const PRUNE_BATCH = 500;
 
 /** Deletes the feed's history older than the retention, a small batch at a time; returns how much. */
 export async function pruneChangeHistory(deps: ServiceDeps, retentionMs: number): Promise<number> {
-  let pruned = 0;
-  for (;;) {
-    const count = await pruneTombstones(deps.db, deps.now() - retentionMs, PRUNE_BATCH);
-    pruned += count;
-    if (count < PRUNE_BATCH) return pruned;
-  }
-}
-
-/**
- * Prunes the feed's history now and then, off the request path: every quarter of the retention,
- * at most every ten minutes. Writers never wait for it beyond one small batch.
- */
-export function startChangeHistoryPruner(
-  deps: ServiceDeps,
-  retentionMs: number,
-  onError: (error: unknown) => void,
-): { stop(): Promise<void> } {
-  const every = Math.min(Math.max(retentionMs / 4, 1000), 600_000);
-  // One run at a time: a slow database must not pile runs up behind each other.
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    running ??= pruneChangeHistory(deps, retentionMs)
-      .then(() => {}, onError)
-      .finally(() => {
-        running = undefined;
-      });
-  }, every);
-  timer.unref();
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return running ?? Promise.resolve();
-    },
-  };
+  const before = deps.now() - retentionMs;
+  return inBatches(PRUNE_BATCH, (size) => pruneTombstones(deps.db, before, size));
 }

@@ -1,6 +1,7 @@
 import type { Delivery, Pagination, Webhook } from '@folio/schema';
 import type { AttemptRow, DeliveryStatus, WebhookRow } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
+import { pruneEvents } from '../store/events.ts';
 import * as deliveries from '../store/webhook-deliveries.ts';
 import { findWebhook, saveWebhook } from '../store/webhooks.ts';
 import { checkWebhookUrl, WebhookAddressError } from '../webhooks/address-guard.ts';
@@ -10,6 +11,7 @@ import { recordEvent } from './events.ts';
 import { isoTime } from './iso-time.ts';
 import { type PageQuery, paginate } from './pagination.ts';
 import { requireProject } from './projects.ts';
+import { inBatches } from './retention.ts';
 
 /** How long the secret before a rotation keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -216,4 +218,17 @@ function toDelivery(row: deliveries.DeliveryWithEvent, attempts: AttemptRow[]): 
         responseBody: attempt.response_body,
       })),
   };
+}
+
+// Events deleted per statement while pruning.
+const PRUNE_BATCH = 500;
+
+/**
+ * Deletes the webhook log older than the retention (FOLIO_WEBHOOK_RETENTION): events, with their
+ * deliveries and attempts, once the delivery is finished and its last attempt is that old. A
+ * pending delivery is kept until it finishes. Returns how many events went.
+ */
+export async function pruneWebhookHistory(deps: ServiceDeps, retentionMs: number): Promise<number> {
+  const before = deps.now() - retentionMs;
+  return inBatches(PRUNE_BATCH, (size) => pruneEvents(deps.db, before, size));
 }

@@ -82,6 +82,8 @@ export interface TestAppOptions {
   metrics?: Metrics;
   /** FOLIO_CHANGES_RETENTION in milliseconds; the server's default when not given. */
   changesRetentionMs?: number;
+  /** FOLIO_WEBHOOK_RETENTION in milliseconds; the server's default when not given. */
+  webhookRetentionMs?: number;
 }
 
 /** A short retry schedule; with `random` fixed at 0.5 there is no jitter in tests. */
@@ -131,6 +133,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),
     ...(options.changesRetentionMs === undefined ? {} : { changesRetentionMs: options.changesRetentionMs }),
+    ...(options.webhookRetentionMs === undefined ? {} : { webhookRetentionMs: options.webhookRetentionMs }),
   });
   let origin: Promise<string> | undefined;
 

@@ -55,6 +55,8 @@ export interface Dispatcher {
 // slow receiver holds at most a share of the slots.
 const PROJECTS_AT_FULL_PACE = 4;
 const MIN_CONCURRENCY = 16;
+// A project this process has not heard succeed yet starts at this many in flight (see `pace`).
+const OPENING_PACE = 4;
 // Retry times a process keeps to wake up for; past this many, polling finds the rest.
 const MAX_NOTED_RETRIES = 10_000;
 
@@ -81,6 +83,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const inFlight = new Map<string, Promise<void>>();
   const perProject = new Map<string, number>();
+  // Each project's own limit, below FOLIO_WEBHOOK_CONCURRENCY while its receiver is unproven or
+  // failing: a failed attempt drops it to one, each success doubles it. A receiver that is down
+  // or hangs then holds a slot or a few of the process's, not its full share, so a handful of
+  // them cannot take every slot from the projects whose receivers answer; one that comes back
+  // is at full pace again after a few answers.
+  const paces = new Map<string, number>();
+  const paceOf = (projectId: string) => paces.get(projectId) ?? Math.min(OPENING_PACE, perProjectConcurrency);
+  const notePace = (projectId: string, succeeded: boolean) =>
+    paces.set(projectId, succeeded ? Math.min(perProjectConcurrency, paceOf(projectId) * 2) : 1);
   const record = createAttemptRecorder(db, now);
   let running = false;
   let wakeUp: (() => void) | undefined;
@@ -112,7 +123,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function claim(): Promise<Claimed[]> {
     const free = concurrency - inFlight.size;
     if (free <= 0) return [];
-    const busy = [...perProject].filter(([, count]) => count >= perProjectConcurrency).map(([id]) => id);
+    const busy = [...perProject].filter(([id, count]) => count >= paceOf(id)).map(([id]) => id);
     const at = now();
     claimedAt = at;
     const token = `${workerId}:${randomUUID()}`;
@@ -123,7 +134,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         excludeProjects: busy,
         lockRows: options.lockRows,
       });
-      const picked = pickWithinLimits(due, free, perProject, perProjectConcurrency);
+      const picked = pickWithinLimits(due, free, perProject, paceOf);
       const leased = await leaseDeliveries(trx, picked, { token, until: at + leaseMs, now: at });
       // Read once per claim rather than once per delivery.
       const webhooks = await findWebhooks(trx, [...new Set(leased.map((delivery) => delivery.project_id))]);
@@ -180,6 +191,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       outcome,
     });
     if (recorded && outcome.patch.status) options.onAttempt?.(outcome.patch.status);
+    if (recorded) notePace(delivery.project_id, outcome.patch.status === 'succeeded');
     if (recorded && outcome.patch.status === 'pending' && typeof outcome.patch.next_attempt_at === 'number') {
       noteRetry(outcome.patch.next_attempt_at);
     }
@@ -304,19 +316,19 @@ function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** Picks up to `free` deliveries, at most `limit` per project counting those already in flight. */
+/** Picks up to `free` deliveries, at most `limitOf` each project counting those already in flight. */
 function pickWithinLimits(
   due: Array<{ id: string; project_id: string }>,
   free: number,
   inFlightPerProject: Map<string, number>,
-  limit: number,
+  limitOf: (projectId: string) => number,
 ): string[] {
   const counts = new Map(inFlightPerProject);
   const picked: string[] = [];
   for (const { id, project_id } of due) {
     if (picked.length >= free) break;
     const count = counts.get(project_id) ?? 0;
-    if (count >= limit) continue;
+    if (count >= limitOf(project_id)) continue;
     counts.set(project_id, count + 1);
     picked.push(id);
   }

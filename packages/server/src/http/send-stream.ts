@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { compressing, negotiateEncoding } from './compression.ts';
 import { encodedTags, matchesIfNoneMatch, strongTag } from './etag.ts';
 import type { ResponseCache } from './response-cache.ts';
-import { sendJson } from './send-json.ts';
+import { PRIVATE_NO_STORE, sendJson } from './send-json.ts';
 
 /** Bodies up to this size are kept in the response cache after they were streamed once. */
 const MAX_CACHED_STREAM_BYTES = 32 * 1024 * 1024;
@@ -54,4 +54,23 @@ export async function sendJsonStream(
   reply.header('content-encoding', encoding);
   reply.header('etag', tags[encoding]);
   return reply.send(body.pipe(compressing(encoding)));
+}
+
+/**
+ * Streams a preview answer too large to build whole, as `sendPrivateJson` sends one: never
+ * cached, with a tag of its own. The tag is derived from `key` (which holds the content version),
+ * since it goes before the body, and marked as a preview's so it never validates a content answer.
+ */
+export function sendPrivateJsonStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: string,
+  chunks: () => AsyncIterable<string>,
+): FastifyReply {
+  const etag = strongTag(`preview\n${key}`);
+  reply.header('content-type', 'application/json; charset=utf-8');
+  reply.header('cache-control', PRIVATE_NO_STORE);
+  reply.header('etag', etag);
+  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.send('');
+  return reply.send(Readable.from(chunks()));
 }

@@ -8,7 +8,7 @@ import type { Metrics } from '../../http/metrics.ts';
 import type { RequestAccounting } from '../../http/request-accounting.ts';
 import { deliveryCacheKey, type ResponseCache } from '../../http/response-cache.ts';
 import { sendJson, sendPrivateJson } from '../../http/send-json.ts';
-import { sendJsonStream } from '../../http/send-stream.ts';
+import { sendJsonStream, sendPrivateJsonStream } from '../../http/send-stream.ts';
 import { type AuthenticatedKey, requireKeyProject } from '../../services/content-keys.ts';
 import type { DeliveryDeps } from '../../services/delivery.ts';
 import type { KeyChecks } from '../../services/key-checks.ts';
@@ -97,12 +97,19 @@ export function deliveryRoutes(
             params: request.params as Record<string, string>,
             query: (request.query ?? {}) as Record<string, unknown>,
           };
+          const key = deliveryCacheKey(project.id, project.content_version, route.what(ask));
           if (reader.kind !== 'content') {
+            const { preview } = route;
+            if ('stream' in preview) {
+              preview.before(project);
+              return sendPrivateJsonStream(request, reply, key, () =>
+                successStream(preview.stream(deps, project)),
+              );
+            }
             const articleId = 'articleId' in reader ? reader.articleId : undefined;
-            const answer = await route.preview.ready(deps, project, ask, articleId ? { articleId } : {});
+            const answer = await preview.ready(deps, project, ask, articleId ? { articleId } : {});
             return sendPrivateJson(reply, successJson(answer.data, answer.pagination));
           }
-          const key = deliveryCacheKey(project.id, project.content_version, route.what(ask));
           const { answer } = route;
           if ('ready' in answer) {
             // An answer that holds a time is kept only until it would be made differently.

@@ -162,6 +162,17 @@ for (const dialect of DIALECTS) {
         sitemap.map((entry: { url: string }) => entry.url),
         ['https://www.example.com/blog/changed', 'https://www.example.com/blog/live'],
       );
+      // Streamed for every request, never built whole: many readers of a large one ran out of memory.
+      const headers = { authorization: `Bearer ${previewKey}` };
+      for (let i = 0; i < 2; i++) {
+        const streamed = await t.fetch(`${base()}/sitemap`, { headers });
+        assert.equal(streamed.headers.get('transfer-encoding'), 'chunked');
+        assert.equal(streamed.headers.get('content-length'), null);
+        assert.deepEqual(((await streamed.json()) as { data: unknown }).data, sitemap);
+        const tag = streamed.headers.get('etag')!;
+        const again = await t.fetch(`${base()}/sitemap`, { headers: { ...headers, 'if-none-match': tag } });
+        assert.equal(again.status, 304);
+      }
     });
 
     test('the changes feed in the preview perspective keeps a replica of every article, drafts shown', async () => {

@@ -60,22 +60,29 @@ export interface DeliveryRoute extends CachedRoute {
   preview: {
     /** Its schema, when it differs from the content key's answer. */
     response?: TSchema;
-    ready(
-      deps: DeliveryDeps,
-      project: ProjectRow,
-      ask: DeliveryAsk,
-      reader: PreviewReader,
-    ): Promise<DataJson>;
-  };
+  } & (
+    | {
+        ready(
+          deps: DeliveryDeps,
+          project: ProjectRow,
+          ask: DeliveryAsk,
+          reader: PreviewReader,
+        ): Promise<DataJson>;
+      }
+    | StreamedAnswer
+  );
   /** The answer's `data` (and `pagination`); the HTTP layer puts the envelope around it. */
   answer:
     | { ready(deps: DeliveryDeps, project: ProjectRow, ask: DeliveryAsk): Promise<DataJson> }
-    | {
-        /** Checked before the first byte: once streaming, an error can no longer be an answer. */
-        before(project: ProjectRow): void;
-        /** The `data` as JSON text, in chunks. */
-        stream(deps: DeliveryDeps, project: ProjectRow): AsyncIterable<string>;
-      };
+    | StreamedAnswer;
+}
+
+/** An answer too large to hold whole (the sitemap), sent as it is read. */
+export interface StreamedAnswer {
+  /** Checked before the first byte: once streaming, an error can no longer be an answer. */
+  before(project: ProjectRow): void;
+  /** The `data` as JSON text, in chunks. */
+  stream(deps: DeliveryDeps, project: ProjectRow): AsyncIterable<string>;
 }
 
 export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
@@ -123,15 +130,10 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
     credentials: ['content', 'preview'],
     params: ProjectParams,
     response: Success(Type.Array(SitemapEntrySchema)),
-    // Published articles only, as for a content key.
-    preview: {
-      ready: async (deps, project) => {
-        requireWebsiteUrl(project);
-        let data = '';
-        for await (const chunk of streamSitemap(deps, project)) data += chunk;
-        return { data };
-      },
-    },
+    // Published articles only, as for a content key; streamed for a preview key too, since a
+    // preview answer is built for each request and a whole large sitemap per request ran a
+    // process out of memory under a few concurrent readers.
+    preview: { before: (project) => void requireWebsiteUrl(project), stream: streamSitemap },
     what: () => 'sitemap',
     answer: { before: (project) => void requireWebsiteUrl(project), stream: streamSitemap },
   },

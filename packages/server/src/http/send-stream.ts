@@ -8,6 +8,11 @@ import { PRIVATE_NO_STORE, sendJson } from './send-json.ts';
 /** Bodies up to this size are kept in the response cache after they were streamed once. */
 const MAX_CACHED_STREAM_BYTES = 32 * 1024 * 1024;
 
+// Keys whose bytes a stream is collecting for the cache now. Concurrent misses of one large
+// answer (a sitemap asked for by many readers at once after a change) would otherwise each hold
+// a copy of it; the first one collects, the others only send.
+const collecting = new Set<string>();
+
 /**
  * Streams a large JSON body that is a function of `key` (which holds the content version), so
  * memory stays bounded. Its strong tag is derived from the key, since it must be sent before the
@@ -30,23 +35,30 @@ export async function sendJsonStream(
   reply.header('etag', etag);
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.send('');
 
-  // Bytes are kept for the cache only while it could still take them.
-  const keepUpTo = Math.min(MAX_CACHED_STREAM_BYTES, cache.maxBytes);
   const collected: string[] = [];
   let size = 0;
   // Strings go to the socket as they are: a Buffer per chunk would be memory outside the heap
   // that lives until the garbage collector finds its handle, long after the bytes were sent.
   async function* collect(): AsyncGenerator<string> {
-    for await (const chunk of chunks()) {
-      // Once past what the cache takes, the rest is not even measured.
-      if (size <= keepUpTo) {
-        size += Buffer.byteLength(chunk, 'utf8');
-        if (size <= keepUpTo) collected.push(chunk);
-        else collected.length = 0;
+    // Bytes are kept for the cache only while it could still take them, by one stream at a
+    // time; marked here, where `finally` is sure to run once the body is read at all.
+    const collector = !collecting.has(key);
+    if (collector) collecting.add(key);
+    const keepUpTo = collector ? Math.min(MAX_CACHED_STREAM_BYTES, cache.maxBytes) : -1;
+    try {
+      for await (const chunk of chunks()) {
+        // Once past what the cache takes, the rest is not even measured.
+        if (size <= keepUpTo) {
+          size += Buffer.byteLength(chunk, 'utf8');
+          if (size <= keepUpTo) collected.push(chunk);
+          else collected.length = 0;
+        }
+        yield chunk;
       }
-      yield chunk;
+      if (size <= keepUpTo) cache.put(key, collected.join(''), etag);
+    } finally {
+      if (collector) collecting.delete(key);
     }
-    if (size <= keepUpTo) cache.put(key, collected.join(''), etag);
   }
   const body = Readable.from(collect());
   const encoding = negotiateEncoding(request.headers['accept-encoding']);

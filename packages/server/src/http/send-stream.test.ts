@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Fastify from 'fastify';
+import { createResponseCache } from './response-cache.ts';
+import { sendJsonStream } from './send-stream.ts';
+
+test('concurrent misses of one streamed answer: each reader gets it whole, one copy is collected', async () => {
+  const cache = createResponseCache(1024 * 1024);
+  const puts: string[] = [];
+  const put = cache.put.bind(cache);
+  cache.put = (key, text, etag, expiresAt) => {
+    puts.push(text);
+    return put(key, text, etag, expiresAt);
+  };
+  // Each stream sends its first chunk, then waits until both readers are in flight.
+  let started = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  async function* chunks() {
+    yield '["a"';
+    if (++started === 2) release();
+    await gate;
+    yield ',"b"]';
+  }
+  const app = Fastify();
+  app.get('/big', (request, reply) => sendJsonStream(request, reply, cache, 'big:1', chunks));
+  try {
+    const answers = await Promise.all([app.inject('/big'), app.inject('/big')]);
+    assert.deepEqual(
+      answers.map((answer) => answer.body),
+      ['["a","b"]', '["a","b"]'],
+    );
+    assert.deepEqual(puts, ['["a","b"]'], 'collected and cached by one of them');
+    const third = await app.inject('/big');
+    assert.equal(third.body, '["a","b"]');
+    assert.equal(started, 2, 'the third was the cached copy');
+  } finally {
+    await app.close();
+  }
+});

@@ -11,6 +11,7 @@ import * as m0008 from './migrations/0008-changes-feed.ts';
 import * as m0009 from './migrations/0009-editorial.ts';
 import * as m0010 from './migrations/0010-delivery-resend.ts';
 import * as m0011 from './migrations/0011-webhook-history.ts';
+import * as m0012 from './migrations/0012-admin-order.ts';
 
 /** Every migration, in order. Names are permanent: they are recorded in the database. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0009-editorial': m0009,
   '0010-delivery-resend': m0010,
   '0011-webhook-history': m0011,
+  '0012-admin-order': m0012,
 };
 
 // Any constant shared by all Folio processes; it names the lock, nothing else.

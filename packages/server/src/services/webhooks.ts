@@ -220,8 +220,9 @@ function toDelivery(row: deliveries.DeliveryWithEvent, attempts: AttemptRow[]): 
   };
 }
 
-// Events deleted per statement while pruning.
-const PRUNE_BATCH = 500;
+// Events deleted per statement while pruning. Each takes its delivery and attempts with it, and
+// on SQLite a statement holds the event loop for all of them.
+const PRUNE_BATCH = 100;
 
 /**
  * Deletes the webhook log older than the retention (FOLIO_WEBHOOK_RETENTION): events, with their

@@ -5,7 +5,7 @@ import {
   stop,
 } from '../packages/server/src/test/server-process.ts';
 import { catalogueArticle } from './catalogue.ts';
-import { prepareStore } from './stores.ts';
+import { type BenchStore, prepareStore } from './stores.ts';
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
@@ -23,6 +23,20 @@ export function adminApi(origin: string) {
   };
 }
 
+/** A Folio server child on `store` with the bench admin token and no demo, and its management API. */
+export async function startBenchServer(store: BenchStore, env: Record<string, string> = {}) {
+  const port = await freePort();
+  const server = await startServer({
+    PORT: String(port),
+    ...store.env,
+    FOLIO_ADMIN_TOKEN: ADMIN_TOKEN,
+    FOLIO_DEMO: 'false',
+    ...env,
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  return { server, origin, api: adminApi(origin) };
+}
+
 /**
  * Imports `articles` catalogue articles through the management API (one `PUT` each, `clients`
  * in flight) into a fresh server and store; returns the wall time in milliseconds.
@@ -35,14 +49,9 @@ export async function timeHttpImport(options: {
   const store = await prepareStore(options.databaseUrl);
   let server: ServerProcess | undefined;
   try {
-    const port = await freePort();
-    server = await startServer({
-      PORT: String(port),
-      ...store.env,
-      FOLIO_ADMIN_TOKEN: ADMIN_TOKEN,
-      FOLIO_DEMO: 'false',
-    });
-    const api = adminApi(`http://127.0.0.1:${port}`);
+    const bench = await startBenchServer(store);
+    server = bench.server;
+    const { api } = bench;
     const project = await api('POST', '/projects', { name: 'import', websiteUrl: 'https://www.example.com' });
     let next = 0;
     const client = async () => {

@@ -1,10 +1,5 @@
-import {
-  freePort,
-  type ServerProcess,
-  startServer,
-  stop,
-} from '../packages/server/src/test/server-process.ts';
-import { ADMIN_TOKEN, adminApi } from './http-import.ts';
+import { type ServerProcess, stop } from '../packages/server/src/test/server-process.ts';
+import { startBenchServer } from './http-import.ts';
 import { prepareStore } from './stores.ts';
 import { startBenchReceiver } from './webhooks.ts';
 
@@ -36,16 +31,9 @@ export async function benchScheduleBurst(options: {
   const receiver = await startBenchReceiver();
   let server: ServerProcess | undefined;
   try {
-    const port = await freePort();
-    server = await startServer({
-      PORT: String(port),
-      ...store.env,
-      FOLIO_ADMIN_TOKEN: ADMIN_TOKEN,
-      FOLIO_DEMO: 'false',
-      FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true',
-    });
-    const origin = `http://127.0.0.1:${port}`;
-    const api = adminApi(origin);
+    const started = await startBenchServer(store, { FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    server = started.server;
+    const { origin, api } = started;
     const projectId = (await api('POST', '/projects', { name: 'schedule burst' })).id;
     const { key } = await api<{ key: string }>('POST', `/projects/${projectId}/keys`, { name: 'bench' });
     await api('PUT', `/projects/${projectId}/webhook`, { url: `${receiver.url}/${projectId}` });

@@ -1,11 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  freePort,
-  type ServerProcess,
-  startServer,
-  stop,
-} from '../packages/server/src/test/server-process.ts';
+import { type ServerProcess, stop } from '../packages/server/src/test/server-process.ts';
+import { startBenchServer } from './http-import.ts';
 import { prepareStore } from './stores.ts';
 
 /** One pass of the webhook case: K articles published by `concurrency` parallel writers. */
@@ -28,8 +24,6 @@ export interface WebhookPass {
   duplicates: number;
 }
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-
 /**
  * Publish-to-receiver latency and deliveries per second: a Folio server child on SQLite (or the
  * PostgreSQL at `databaseUrl`), a receiver in this process answering 204 at once, articles
@@ -41,18 +35,11 @@ export async function benchWebhooks(options: {
 }): Promise<WebhookPass[]> {
   const store = await prepareStore(options.databaseUrl);
   const receiver = await startBenchReceiver();
-  const port = await freePort();
   let server: ServerProcess | undefined;
   try {
-    server = await startServer({
-      PORT: String(port),
-      ...store.env,
-      FOLIO_ADMIN_TOKEN: ADMIN_TOKEN,
-      FOLIO_DEMO: 'false',
-      FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true',
-      LOG_LEVEL: 'warn',
-    });
-    const api = adminApi(port);
+    const started = await startBenchServer(store, { FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' });
+    server = started.server;
+    const { api } = started;
     const passes: WebhookPass[] = [];
     for (const concurrency of [1, 16]) {
       const projectId = await api('POST', '/projects', { name: `bench ${concurrency}` }).then((p) => p.id);
@@ -74,19 +61,6 @@ export async function benchWebhooks(options: {
 }
 
 type Api = (method: string, path: string, body?: unknown) => Promise<{ id: string }>;
-
-function adminApi(port: number): Api {
-  return async (method, path, body) => {
-    const response = await fetch(`http://127.0.0.1:${port}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body ?? {}),
-    });
-    if (!response.ok)
-      throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-    return ((await response.json()) as { data: { id: string } }).data;
-  };
-}
 
 async function publishAndWait(
   api: Api,

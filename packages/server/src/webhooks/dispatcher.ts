@@ -55,7 +55,7 @@ export interface Dispatcher {
 // slow receiver holds at most a share of the slots.
 const PROJECTS_AT_FULL_PACE = 4;
 const MIN_CONCURRENCY = 16;
-// A project this process has not heard succeed yet starts at this many in flight (see `pace`).
+// A project this process has not heard succeed yet starts at this many in flight (see `paces`).
 const OPENING_PACE = 4;
 // Retry times a process keeps to wake up for; past this many, polling finds the rest.
 const MAX_NOTED_RETRIES = 10_000;

@@ -8,12 +8,11 @@ import {
   freePort,
   SERVER_NODE_FLAGS,
   type ServerProcess,
-  startServer,
   stop,
 } from '../packages/server/src/test/server-process.ts';
 import type { CapturedResponse, Priming } from './bare-server.ts';
 import { catalogueArticle } from './catalogue.ts';
-import { ADMIN_TOKEN, adminApi } from './http-import.ts';
+import { adminApi, startFolio } from './folio-server.ts';
 import { benchInvalidBodies, type InvalidBodyReport } from './invalid-body.ts';
 import {
   chooseCpus,
@@ -25,7 +24,7 @@ import {
   timeCpus,
 } from './load.ts';
 import { seedCatalogue } from './seed.ts';
-import { type BenchStore, prepareStore } from './stores.ts';
+import { prepareStore } from './stores.ts';
 import { schedulerAtIdle, timeInitialSync } from './sync.ts';
 
 const BARE_SERVER = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
@@ -408,22 +407,6 @@ export async function benchDelivery(options: DeliveryOptions): Promise<DeliveryR
     }
     await store.drop();
   }
-}
-
-export async function startFolio(
-  store: BenchStore,
-  env: Record<string, string>,
-): Promise<{ server: ServerProcess; origin: string }> {
-  const port = await freePort();
-  const server = await startServer({
-    PORT: String(port),
-    ...store.env,
-    FOLIO_ADMIN_TOKEN: ADMIN_TOKEN,
-    FOLIO_DEMO: 'false',
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
-  return { server, origin: `http://127.0.0.1:${port}` };
 }
 
 /** Fetches each path once from Folio: the status, the headers a client uses and the body. */

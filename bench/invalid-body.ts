@@ -1,4 +1,4 @@
-import { ADMIN_TOKEN } from './http-import.ts';
+import { ADMIN_TOKEN } from './folio-server.ts';
 import { type LoadPlan, type LoadResult, runLoad } from './load.ts';
 
 // Just under the server's body limit (1 MiB), so the whole body is parsed and validated.

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { ADMIN_TOKEN } from './http-import.ts';
+import { ADMIN_TOKEN } from './folio-server.ts';
 import { wrkRequests } from './wrk.ts';
 
 /** One load run against one server: what wrk saw, the server's CPU and its peak RSS. */

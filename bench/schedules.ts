@@ -1,5 +1,5 @@
 import { type ServerProcess, stop } from '../packages/server/src/test/server-process.ts';
-import { startBenchServer } from './http-import.ts';
+import { adminApi, startFolio } from './folio-server.ts';
 import { prepareStore } from './stores.ts';
 import { startBenchReceiver } from './webhooks.ts';
 
@@ -31,9 +31,10 @@ export async function benchScheduleBurst(options: {
   const receiver = await startBenchReceiver();
   let server: ServerProcess | undefined;
   try {
-    const started = await startBenchServer(store, { FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true' });
-    server = started.server;
-    const { origin, api } = started;
+    const folio = await startFolio(store, { FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    server = folio.server;
+    const { origin } = folio;
+    const api = adminApi(origin);
     const projectId = (await api('POST', '/projects', { name: 'schedule burst' })).id;
     const { key } = await api<{ key: string }>('POST', `/projects/${projectId}/keys`, { name: 'bench' });
     await api('PUT', `/projects/${projectId}/webhook`, { url: `${receiver.url}/${projectId}` });

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ServerProcess, stop } from '../packages/server/src/test/server-process.ts';
-import { startBenchServer } from './http-import.ts';
+import { adminApi, startFolio } from './folio-server.ts';
 import { prepareStore } from './stores.ts';
 
 /** One pass of the webhook case: K articles published by `concurrency` parallel writers. */
@@ -37,9 +37,9 @@ export async function benchWebhooks(options: {
   const receiver = await startBenchReceiver();
   let server: ServerProcess | undefined;
   try {
-    const started = await startBenchServer(store, { FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' });
-    server = started.server;
-    const { api } = started;
+    const folio = await startFolio(store, { FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    server = folio.server;
+    const api = adminApi(folio.origin);
     const passes: WebhookPass[] = [];
     for (const concurrency of [1, 16]) {
       const projectId = await api('POST', '/projects', { name: `bench ${concurrency}` }).then((p) => p.id);

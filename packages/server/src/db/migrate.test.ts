@@ -7,7 +7,12 @@ import { CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
 import { upsertArticle } from '../services/articles.ts';
 import { createProject } from '../services/projects.ts';
-import { slugHolderQuery } from '../store/articles.ts';
+import {
+  latestPreviewQuery,
+  previewBySlugQuery,
+  previewPageQuery,
+  slugHolderQuery,
+} from '../store/articles.ts';
 import { createTestDatabase, DIALECTS } from '../test/databases.ts';
 import { openDatabase } from './connect.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -26,6 +31,7 @@ const ALL_MIGRATIONS = [
   '0010-delivery-resend',
   '0011-webhook-history',
   '0012-admin-order',
+  '0013-preview-order',
 ];
 const CHILD = fileURLToPath(new URL('../test/migrate-child.ts', import.meta.url));
 
@@ -120,6 +126,48 @@ for (const dialect of DIALECTS) {
         assert.match(text, /articles_draft_slug/, text);
         if (dialect === 'sqlite') assert.match(text, /project_id=\? AND slug=\?/, text);
         else assert.match(text, /Index Cond: \(\(project_id = [^)]*\) AND \(slug = /, text);
+      } finally {
+        await database.close();
+      }
+    });
+
+    test('preview reads probe indexes: the preview order without a sort, slugs without a walk', async () => {
+      const database = await createTestDatabase(dialect);
+      try {
+        await migrateToLatest(database.db, dialect);
+        // Every shape of the preview order: never published (some with a draft), published,
+        // and unpublished after being published.
+        await sql`insert into projects (id, name, created_at) values ('p', 'P', 0)`.execute(database.db);
+        for (let i = 0; i < 300; i++) {
+          const publishedAt = i % 3 === 0 ? null : i;
+          const draft = i % 5 === 0 ? ['{}', `draft-${i}`, i + 1000] : [null, null, null];
+          await sql`insert into articles (project_id, id, slug, title, blocks, seo, related, updated_at,
+              created_at, published, published_at, draft, draft_slug, draft_updated_at)
+            values ('p', ${`id-${i}`}, ${`slug-${i}`}, 'T', '[]', '{}', '[]', ${i}, ${i}, ${i % 3 === 1 ? 1 : 0},
+              ${publishedAt}, ${draft[0]}, ${draft[1]}, ${draft[2]})`.execute(database.db);
+        }
+        // SQLite plans without statistics, as a Folio database has none; PostgreSQL gathers them.
+        if (dialect === 'postgres') await sql`analyze`.execute(database.db);
+        if (dialect === 'postgres') await sql`set enable_seqscan = off`.execute(database.db);
+        const planOf = async (query: CompiledQuery) => {
+          const explain = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
+          const plan = await database.db.executeQuery(
+            CompiledQuery.raw(explain + query.sql, [...query.parameters]),
+          );
+          return JSON.stringify(plan.rows);
+        };
+        for (const query of [
+          previewPageQuery(database.db, 'p', { limit: 20, offset: 40 }).compile(),
+          latestPreviewQuery(database.db, 'p', 'id-7', 3).compile(),
+        ]) {
+          const text = await planOf(query);
+          assert.match(text, /articles_preview_order/, text);
+          assert.doesNotMatch(text, /TEMP B-TREE|Sort/, text);
+        }
+        const bySlug = await planOf(previewBySlugQuery(database.db, 'p', 'a-slug').compile());
+        assert.match(bySlug, /articles_draft_slug/, bySlug);
+        if (dialect === 'sqlite') assert.match(bySlug, /project_id=\? AND slug=\?/, bySlug);
+        else assert.match(bySlug, /Index Cond: \(\(project_id = [^)]*\) AND \(slug = /, bySlug);
       } finally {
         await database.close();
       }

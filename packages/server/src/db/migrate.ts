@@ -12,6 +12,7 @@ import * as m0009 from './migrations/0009-editorial.ts';
 import * as m0010 from './migrations/0010-delivery-resend.ts';
 import * as m0011 from './migrations/0011-webhook-history.ts';
 import * as m0012 from './migrations/0012-admin-order.ts';
+import * as m0013 from './migrations/0013-preview-order.ts';
 
 /** Every migration, in order. Names are permanent: they are recorded in the database. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0010-delivery-resend': m0010,
   '0011-webhook-history': m0011,
   '0012-admin-order': m0012,
+  '0013-preview-order': m0013,
 };
 
 // Any constant shared by all Folio processes; it names the lock, nothing else.

@@ -5,6 +5,7 @@ import type { Database } from '../packages/server/src/db/tables.ts';
 import { upsertArticle } from '../packages/server/src/services/articles.ts';
 import type { ServiceDeps } from '../packages/server/src/services/deps.ts';
 import { createProject } from '../packages/server/src/services/projects.ts';
+import { inWriteBatch } from '../packages/server/src/store/project-lock.ts';
 import { catalogueArticle } from './catalogue.ts';
 
 // Articles per transaction: one commit per batch instead of one per article.
@@ -31,17 +32,20 @@ export async function seedCatalogue(options: {
     const started = performance.now();
     for (let first = 0; first < options.articles; first += BATCH) {
       const last = Math.min(options.articles, first + BATCH);
-      await db.transaction().execute(async (trx) => {
-        for (let i = first; i < last; i++) {
-          const { id, input, publishedAt } = catalogueArticle(i);
-          await upsertArticle(
-            inTransaction(trx, () => publishedAt),
-            project.id,
-            id,
-            input,
-          );
-        }
-      });
+      // One write batch per transaction, as an atomic import: the project row is written once.
+      await db.transaction().execute((trx) =>
+        inWriteBatch(trx, project.id, async () => {
+          for (let i = first; i < last; i++) {
+            const { id, input, publishedAt } = catalogueArticle(i);
+            await upsertArticle(
+              inTransaction(trx, () => publishedAt),
+              project.id,
+              id,
+              input,
+            );
+          }
+        }),
+      );
     }
     // Without statistics PostgreSQL plans the by-slug lookup on the partial list index and
     // reads every published row, which made cold by-slug reads crawl. Autovacuum

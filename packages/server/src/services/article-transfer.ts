@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import type { ArticleRow, Database } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
 import * as articles from '../store/articles.ts';
+import { inWriteBatch } from '../store/project-lock.ts';
 import { draftOf } from './article-view.ts';
 import { upsertArticleIn } from './articles.ts';
 import { type ServiceDeps, transact } from './deps.ts';
@@ -32,10 +33,10 @@ export interface ImportOptions {
 }
 
 /**
- * Writes validated lines through the services of the article and draft PUTs. Atomic: every item in
- * one transaction, and the first failure (a taken slug, say) rolls all of them back and is
- * the only result. Otherwise each item commits on its own and failures are reported beside
- * the successes.
+ * Writes validated lines through the services of the article and draft PUTs. Atomic: every item
+ * in one transaction and one write batch (`inWriteBatch`), and the first failure (a taken slug,
+ * say) rolls all of them back and is the only result. Otherwise each item commits on its own and
+ * failures are reported beside the successes.
  */
 export async function importArticles(
   deps: ServiceDeps,
@@ -47,20 +48,22 @@ export async function importArticles(
   if (!options.atomic) return importEach(deps, projectId, items, options);
   let failed: ImportResult | undefined;
   try {
-    return await transact(deps, async (trx) => {
-      const results: ImportResult[] = [];
-      for (const item of items) {
-        try {
-          const outcome = await importItemIn(trx, deps.now(), projectId, item);
-          results.push({ line: item.line, id: item.id, outcome });
-        } catch (error) {
-          if (error instanceof AppError) failed = { line: item.line, id: item.id, error };
-          throw error;
+    return await transact(deps, (trx) =>
+      inWriteBatch(trx, projectId, async () => {
+        const results: ImportResult[] = [];
+        for (const item of items) {
+          try {
+            const outcome = await importItemIn(trx, deps.now(), projectId, item);
+            results.push({ line: item.line, id: item.id, outcome });
+          } catch (error) {
+            if (error instanceof AppError) failed = { line: item.line, id: item.id, error };
+            throw error;
+          }
+          options.onProgress?.(results.length);
         }
-        options.onProgress?.(results.length);
-      }
-      return results;
-    });
+        return results;
+      }),
+    );
   } catch (error) {
     if (failed) return [failed];
     throw error;

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import type { ArticleRow, ArticleUpdate, Database, ProjectRow } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as articles from '../store/articles.ts';
-import { lockProject } from '../store/projects.ts';
+import { lockProject } from '../store/project-lock.ts';
 import { draftOf, type SiteSettings, servedJson } from './article-view.ts';
 import { stampChange, stampNewArticle, stampPreview } from './change-log.ts';
 import { recordEvent } from './events.ts';

@@ -4,16 +4,15 @@ import {
   dropPreviewTombstone,
   insertPreviewTombstone,
   insertTombstone,
-  takeChangeSeq,
-  takePreviewSeq,
   takeTombstone,
 } from '../store/changes.ts';
+import { takeChangeSeq, takePreviewSeq } from '../store/project-lock.ts';
 import { draftOf } from './article-view.ts';
 
 /**
  * What the changes feeds keep of each write, in the writer's transaction and after the
  * project's write lock (`lockProject`): every write takes the project's next change number, so
- * numbers follow commit order (see `store/changes.ts`). A write a content key can see stamps
+ * numbers follow commit order (see `store/project-lock.ts`). A write a content key can see stamps
  * both perspectives with it (`change_seq`, `preview_seq`); one only the preview perspective
  * shows (a draft, an unpublished article) stamps `preview_seq` alone and leaves content keys'
  * cached answers as they are.

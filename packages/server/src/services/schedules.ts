@@ -1,6 +1,6 @@
 import type { AdminArticle, SchedulePatch } from '@folio/schema';
 import * as articles from '../store/articles.ts';
-import { lockProject } from '../store/projects.ts';
+import { inWriteBatch } from '../store/project-lock.ts';
 import { toAdminArticle } from './article-view.ts';
 import { applyChange, applyDue, findArticleOr404, lockProjectIn, scheduleColumns } from './article-writes.ts';
 import { type ServiceDeps, transact } from './deps.ts';
@@ -30,8 +30,8 @@ export async function scheduleArticle(
 
 /**
  * Applies what is due now on articles `ids` of one project, in one transaction: a burst of
- * schedules set for the same minute costs one lock, one commit and (on PostgreSQL) one barrier,
- * not one of each per article. The rows are read again under the project's write lock, so of
+ * schedules set for the same minute costs one lock, one write of the project's counter, one commit
+ * and (on PostgreSQL) one barrier, not one of each per article. The rows are read again under the project's write lock, so of
  * several processes that found them due, the first applies them and the others find them
  * cleared. Resolves with how many articles changed.
  */
@@ -40,17 +40,20 @@ export async function applyDueSchedules(
   projectId: string,
   ids: string[],
 ): Promise<number> {
-  return transact(deps, async (trx) => {
-    const site = await lockProject(trx, projectId);
-    if (!site) return 0;
-    const now = deps.now();
-    const rows = new Map((await articles.findArticlesByIds(trx, projectId, ids)).map((row) => [row.id, row]));
-    let changed = 0;
-    for (const row of ids.map((id) => rows.get(id))) {
-      if (row && (await applyDue(trx, site, row, now)) !== row) changed++;
-    }
-    return changed;
-  });
+  return transact(deps, (trx) =>
+    inWriteBatch(trx, projectId, async (site) => {
+      if (!site) return 0;
+      const now = deps.now();
+      const rows = new Map(
+        (await articles.findArticlesByIds(trx, projectId, ids)).map((row) => [row.id, row]),
+      );
+      let changed = 0;
+      for (const row of ids.map((id) => rows.get(id))) {
+        if (row && (await applyDue(trx, site, row, now)) !== row) changed++;
+      }
+      return changed;
+    }),
+  );
 }
 
 export interface Scheduler {

@@ -1,39 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import type { ArticleTombstoneRow, Database, PreviewTombstoneRow } from '../db/tables.ts';
-
-/**
- * Takes the project's next change number and bumps its content version (cached answers go
- * stale). Must run after the project's write lock is taken (`lockProject`): writers of one
- * project then take numbers one at a time and commit in that order, so a reader never sees
- * number 11 committed while 10 is not.
- */
-export async function takeChangeSeq(trx: Transaction<Database>, projectId: string): Promise<number> {
-  const row = await trx
-    .updateTable('projects')
-    .set({
-      change_seq: sql<number>`change_seq + 1`,
-      content_version: sql<number>`content_version + 1`,
-    })
-    .where('id', '=', projectId)
-    .returning('change_seq')
-    .executeTakeFirstOrThrow();
-  return Number(row.change_seq);
-}
-
-/**
- * Takes the project's next change number for a change only the preview perspective sees (a
- * draft saved or dropped, an unpublished article edited): content keys' cached answers stay.
- * Under the project's write lock, as `takeChangeSeq`.
- */
-export async function takePreviewSeq(trx: Transaction<Database>, projectId: string): Promise<number> {
-  const row = await trx
-    .updateTable('projects')
-    .set({ change_seq: sql<number>`change_seq + 1` })
-    .where('id', '=', projectId)
-    .returning('change_seq')
-    .executeTakeFirstOrThrow();
-  return Number(row.change_seq);
-}
+import { assertNoBatch } from './project-lock.ts';
 
 /**
  * Gives every published article of the project a change number of its own, in id order, and
@@ -41,6 +8,7 @@ export async function takePreviewSeq(trx: Transaction<Database>, projectId: stri
  * each of them serves. One statement (UPDATE … FROM, both dialects).
  */
 export async function restampPublished(trx: Transaction<Database>, projectId: string): Promise<void> {
+  assertNoBatch(trx, projectId);
   const { change_seq: base } = await trx
     .selectFrom('projects')
     .select('change_seq')

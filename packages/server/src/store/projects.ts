@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, NewProjectRow, ProjectRow, ProjectUpdate } from '../db/tables.ts';
 
 export async function insertProject(db: Kysely<Database>, row: NewProjectRow): Promise<ProjectRow> {
@@ -7,20 +7,6 @@ export async function insertProject(db: Kysely<Database>, row: NewProjectRow): P
 
 export async function findProject(db: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {
   return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-/**
- * Locks the project's row until the transaction ends, and returns it. A no-op update rather than
- * `select … for update`, which SQLite cannot parse; there, BEGIN IMMEDIATE already admits one
- * writer at a time.
- */
-export async function lockProject(trx: Transaction<Database>, id: string): Promise<ProjectRow | undefined> {
-  return trx
-    .updateTable('projects')
-    .set({ content_version: sql<number>`content_version` })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
 }
 
 export async function listProjects(db: Kysely<Database>): Promise<ProjectRow[]> {

@@ -1,0 +1,130 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database, ProjectRow } from '../db/tables.ts';
+
+/**
+ * A project's row is its write lock and its change counter. Each write locks the row, then
+ * takes the project's next change number from it: writers of one project take numbers one at a
+ * time and commit in that order, so a reader never sees number 11 committed while 10 is not.
+ *
+ * A run of many writes in one transaction (an atomic import, a batch of due schedules) opens a
+ * batch: the row is locked once, numbers are counted here, and the row is written once at the
+ * end. Updating it for every write left PostgreSQL one row version per write to walk on each
+ * next update, so an atomic import slowed down with every article it had written.
+ */
+
+interface Batch {
+  projectId: string;
+  project: ProjectRow;
+  changeSeq: number;
+  contentChanged: boolean;
+}
+
+const batches = new WeakMap<Transaction<Database>, Batch>();
+
+/**
+ * Locks the project's row until the transaction ends, and returns it. A no-op update rather than
+ * `select … for update`, which SQLite cannot parse; there, BEGIN IMMEDIATE already admits one
+ * writer at a time. Inside a batch of this project, the row the batch locked.
+ */
+export async function lockProject(trx: Transaction<Database>, id: string): Promise<ProjectRow | undefined> {
+  const batch = batchOf(trx, id);
+  if (batch) return batch.project;
+  return trx
+    .updateTable('projects')
+    .set({ content_version: sql<number>`content_version` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Takes the project's next change number and bumps its content version (cached answers go
+ * stale). Must run after `lockProject`.
+ */
+export async function takeChangeSeq(trx: Transaction<Database>, projectId: string): Promise<number> {
+  const batch = batchOf(trx, projectId);
+  if (batch) {
+    batch.contentChanged = true;
+    return ++batch.changeSeq;
+  }
+  const row = await trx
+    .updateTable('projects')
+    .set({
+      change_seq: sql<number>`change_seq + 1`,
+      content_version: sql<number>`content_version + 1`,
+    })
+    .where('id', '=', projectId)
+    .returning('change_seq')
+    .executeTakeFirstOrThrow();
+  return Number(row.change_seq);
+}
+
+/**
+ * Takes the project's next change number for a change only the preview perspective sees (a
+ * draft saved or dropped, an unpublished article edited): content keys' cached answers stay.
+ * Must run after `lockProject`.
+ */
+export async function takePreviewSeq(trx: Transaction<Database>, projectId: string): Promise<number> {
+  const batch = batchOf(trx, projectId);
+  if (batch) return ++batch.changeSeq;
+  const row = await trx
+    .updateTable('projects')
+    .set({ change_seq: sql<number>`change_seq + 1` })
+    .where('id', '=', projectId)
+    .returning('change_seq')
+    .executeTakeFirstOrThrow();
+  return Number(row.change_seq);
+}
+
+/**
+ * Runs `work` as one batch of writes to the project, given the locked row (undefined when there
+ * is no such project: `work` runs unbatched). The counter is written back even when `work`
+ * fails: a caller that catches the failure and commits must not hand out its numbers twice.
+ */
+export async function inWriteBatch<T>(
+  trx: Transaction<Database>,
+  projectId: string,
+  work: (project: ProjectRow | undefined) => Promise<T>,
+): Promise<T> {
+  if (batches.has(trx)) throw new Error('A write batch is already open in this transaction.');
+  const project = await lockProject(trx, projectId);
+  if (!project) return work(undefined);
+  const batch: Batch = { projectId, project, changeSeq: Number(project.change_seq), contentChanged: false };
+  batches.set(trx, batch);
+  let result: T;
+  try {
+    result = await work(project);
+  } catch (error) {
+    batches.delete(trx);
+    // On PostgreSQL the failed statement has aborted the transaction, and this write fails too;
+    // the caller hears the first failure.
+    await writeBack(trx, batch).catch(() => {});
+    throw error;
+  }
+  batches.delete(trx);
+  await writeBack(trx, batch);
+  return result;
+}
+
+/** Throws when a batch of the project is open: for a write that reads the counter itself. */
+export function assertNoBatch(trx: Transaction<Database>, projectId: string): void {
+  if (batchOf(trx, projectId)) throw new Error(`A write batch of project "${projectId}" is open.`);
+}
+
+function batchOf(trx: Transaction<Database>, projectId: string): Batch | undefined {
+  const batch = batches.get(trx);
+  return batch?.projectId === projectId ? batch : undefined;
+}
+
+async function writeBack(trx: Transaction<Database>, batch: Batch): Promise<void> {
+  const taken = batch.changeSeq - Number(batch.project.change_seq);
+  if (taken === 0) return;
+  await trx
+    .updateTable('projects')
+    .set({
+      change_seq: batch.changeSeq,
+      content_version: sql<number>`content_version + ${batch.contentChanged ? 1 : 0}`,
+    })
+    .where('id', '=', batch.projectId)
+    .execute();
+}

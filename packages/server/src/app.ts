@@ -38,7 +38,9 @@ import { pruneChangeHistory } from './services/changes.ts';
 import type { ServiceDeps, WebhookPolicy } from './services/deps.ts';
 import { createKeyChecks } from './services/key-checks.ts';
 import { createListingIndex } from './services/listing-index.ts';
+import { runPeriodically } from './services/periodic.ts';
 import { startPruning } from './services/retention.ts';
+import { finishRewrites } from './services/served-articles.ts';
 import { serverCounts } from './services/server-counts.ts';
 import { pruneWebhookHistory } from './services/webhooks.ts';
 import { FOLIO_VERSION } from './version.ts';
@@ -56,6 +58,8 @@ declare module 'fastify' {
 }
 
 const DEFAULT_RESPONSE_CACHE_BYTES = DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024;
+// How often a server looks for a settings rewrite that a stopped process left half-done.
+const REWRITE_CHECK_MS = 60_000;
 
 export interface AppOptions {
   db: Kysely<Database>;
@@ -160,6 +164,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       webhookRetentionMs,
       () => pruneWebhookHistory(deps, webhookRetentionMs),
       (error) => app.log.warn({ err: error }, 'pruning the webhook log failed; it is retried'),
+    ),
+    // A site settings change that a stopped process left half-done is finished at start, and
+    // by any server within a minute.
+    runPeriodically(
+      REWRITE_CHECK_MS,
+      () => finishRewrites(deps),
+      (error) =>
+        app.log.warn({ err: error }, 'rewriting articles for new site settings failed; it is retried'),
+      { atOnce: true },
     ),
   ];
   // The budgets' Redis connection, if any, goes with the app.

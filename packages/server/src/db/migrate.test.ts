@@ -32,6 +32,7 @@ const ALL_MIGRATIONS = [
   '0011-webhook-history',
   '0012-admin-order',
   '0013-preview-order',
+  '0014-served-rewrite',
 ];
 const CHILD = fileURLToPath(new URL('../test/migrate-child.ts', import.meta.url));
 

@@ -13,6 +13,7 @@ import * as m0010 from './migrations/0010-delivery-resend.ts';
 import * as m0011 from './migrations/0011-webhook-history.ts';
 import * as m0012 from './migrations/0012-admin-order.ts';
 import * as m0013 from './migrations/0013-preview-order.ts';
+import * as m0014 from './migrations/0014-served-rewrite.ts';
 
 /** Every migration, in order. Names are permanent: they are recorded in the database. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0011-webhook-history': m0011,
   '0012-admin-order': m0012,
   '0013-preview-order': m0013,
+  '0014-served-rewrite': m0014,
 };
 
 // Any constant shared by all Folio processes; it names the lock, nothing else.

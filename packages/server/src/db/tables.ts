@@ -17,6 +17,11 @@ export interface ProjectsTable {
   change_seq: Generated<number>;
   /** Where the site previews an article: an http(s) URL with `{token}` and maybe `{slug}`. */
   preview_url: Generated<string | null>;
+  /**
+   * How far the rewrite of served JSON after a site settings change got: null when every article
+   * serves the current settings, '' when none does yet, else the last article id rewritten.
+   */
+  rewrite_after: Generated<string | null>;
 }
 export type ProjectRow = Selectable<ProjectsTable>;
 export type NewProjectRow = Insertable<ProjectsTable>;

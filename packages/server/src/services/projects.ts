@@ -1,12 +1,10 @@
 import type { NewProject, Project, ProjectPatch } from '@folio/schema';
 import type { ProjectRow, ProjectUpdate } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
-import { restampPublished } from '../store/changes.ts';
 import * as store from '../store/projects.ts';
 import { type ServiceDeps, transact } from './deps.ts';
-import { recordEvents } from './events.ts';
 import { isoTime } from './iso-time.ts';
-import { refreshServedArticles } from './served-articles.ts';
+import { finishRewrite, rewriteNext } from './served-articles.ts';
 import { generateId } from './tokens.ts';
 
 export function toProject(row: ProjectRow): Project {
@@ -53,25 +51,23 @@ export async function updateProject(deps: ServiceDeps, id: string, patch: Projec
   if (patch.websiteUrl !== undefined) update.website_url = normalizeWebsiteUrl(patch.websiteUrl);
   if (patch.articlesPath !== undefined) update.articles_path = normalizeArticlesPath(patch.articlesPath);
   if (patch.previewUrl !== undefined) update.preview_url = checkPreviewUrl(patch.previewUrl);
-  return transact(deps, async (trx) => {
+  const { row, rewrite } = await transact(deps, async (trx) => {
     const current = await store.findProject(trx, id);
     if (!current) throw notFound(`Project "${id}"`);
-    if (Object.keys(update).length === 0) return toProject(current);
+    if (Object.keys(update).length === 0) return { row: current, rewrite: false };
     const servedChange =
       (update.website_url !== undefined && update.website_url !== current.website_url) ||
       (update.articles_path !== undefined && update.articles_path !== current.articles_path);
     const row = (await store.updateProject(trx, id, update))!;
-    // Canonical paths, jsonLd URLs and the sitemap are built on these settings.
-    if (servedChange) {
-      const published = await refreshServedArticles(trx, row);
-      // Every published article serves new links: each is a change in the feed, and a
-      // `content.updated` (contract: "a published article's served content changes"), so a
-      // site that rebuilds or purges on webhooks follows its new addresses.
-      await restampPublished(trx, id);
-      await recordEvents(trx, id, 'content.updated', published, deps.now());
-    }
-    return toProject(row);
+    // Canonical paths, jsonLd URLs and the sitemap are built on these settings. A project of
+    // one batch is rewritten in this transaction; a larger one in the transactions that follow,
+    // before the answer.
+    if (!servedChange) return { row, rewrite: false };
+    await store.markForRewrite(trx, id);
+    return { row, rewrite: !(await rewriteNext(trx, id, deps.now())) };
   });
+  if (rewrite) await finishRewrite(deps, id);
+  return toProject(row);
 }
 
 /**

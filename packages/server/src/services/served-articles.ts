@@ -1,30 +1,76 @@
 import type { Transaction } from 'kysely';
-import type { Database, ProjectRow } from '../db/tables.ts';
+import type { Database } from '../db/tables.ts';
 import * as articles from '../store/articles.ts';
+import { inWriteBatch, takeChangeSeq, takePreviewSeq } from '../store/project-lock.ts';
+import * as projects from '../store/projects.ts';
 import { servedJson } from './article-view.ts';
-
-const REFRESH_BATCH = 500;
+import { type ServiceDeps, transact } from './deps.ts';
+import { recordEvents } from './events.ts';
 
 /**
- * Rebuilds the stored served JSON of every article of a project, in the caller's transaction:
- * canonical paths, jsonLd URLs and og images depend on the project's site settings. Returns the
- * published articles, whose served content that changed.
+ * Canonical paths, jsonLd URLs and og images depend on the project's site settings, and each
+ * article's served JSON is stored built. A settings change therefore rewrites every article: a
+ * batch per transaction, so that other writers get turns in between (on SQLite, one connection
+ * serves every tenant; one transaction over 50,000 articles held them all for seconds). The
+ * project row keeps how far the rewrite got (`rewrite_after`), so a rewrite that a stopped
+ * process left half-done is finished by the next (`finishRewrites`).
+ *
+ * Every rewritten article is a change in the feeds; a published one is also a `content.updated`
+ * (contract: "a published article's served content changes"), so a site that rebuilds or purges
+ * on webhooks follows its new addresses.
  */
-export async function refreshServedArticles(
+
+export const REWRITE_BATCH = 500;
+
+/**
+ * Rewrites the next `batch` articles of the project for its current settings, in the caller's
+ * transaction. Resolves true once none is left.
+ */
+export async function rewriteNext(
   trx: Transaction<Database>,
-  project: ProjectRow,
-): Promise<Array<{ id: string; slug: string }>> {
-  const published: Array<{ id: string; slug: string }> = [];
-  let after: string | undefined;
-  for (;;) {
-    const rows = await articles.listArticlesAfterId(trx, project.id, after, REFRESH_BATCH);
-    await articles.setServed(
-      trx,
-      project.id,
-      rows.map((row) => ({ id: row.id, served: servedJson(row, project) })),
-    );
-    for (const row of rows) if (row.published === 1) published.push({ id: row.id, slug: row.slug });
-    if (rows.length < REFRESH_BATCH) return published;
-    after = rows[rows.length - 1]!.id;
-  }
+  projectId: string,
+  now: number,
+  batch = REWRITE_BATCH,
+): Promise<boolean> {
+  return inWriteBatch(trx, projectId, async (project) => {
+    if (!project || project.rewrite_after === null) return true;
+    const after = project.rewrite_after === '' ? undefined : project.rewrite_after;
+    const rows = await articles.listArticlesAfterId(trx, projectId, after, batch);
+    // Published articles first, one number each for both perspectives; then the others, which
+    // only the preview perspective shows.
+    const ordered = [
+      ...rows.filter((row) => row.published === 1),
+      ...rows.filter((row) => row.published !== 1),
+    ];
+    const stamped: Array<{ id: string; served: string; seq: number }> = [];
+    for (const row of ordered) {
+      const seq =
+        row.published === 1 ? await takeChangeSeq(trx, projectId) : await takePreviewSeq(trx, projectId);
+      stamped.push({ id: row.id, served: servedJson(row, project), seq });
+    }
+    await articles.restampServed(trx, projectId, stamped);
+    const published = ordered
+      .filter((row) => row.published === 1)
+      .map((row) => ({ id: row.id, slug: row.slug }));
+    await recordEvents(trx, projectId, 'content.updated', published, now);
+    const done = rows.length < batch;
+    await projects.setRewriteAfter(trx, projectId, done ? null : rows.at(-1)!.id);
+    return done;
+  });
+}
+
+/** Rewrites what is left of the project's articles, a transaction per batch. */
+export async function finishRewrite(
+  deps: ServiceDeps,
+  projectId: string,
+  batch = REWRITE_BATCH,
+): Promise<void> {
+  while (!(await transact(deps, (trx) => rewriteNext(trx, projectId, deps.now(), batch)))) {}
+}
+
+/** Finishes the rewrites left half-done (a process stopped during one); resolves with how many. */
+export async function finishRewrites(deps: ServiceDeps): Promise<number> {
+  const pending = await projects.listProjectsRewriting(deps.db);
+  for (const projectId of pending) await finishRewrite(deps, projectId);
+  return pending.length;
 }

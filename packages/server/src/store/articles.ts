@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import type { ArticleRow, ArticleUpdate, Database, NewArticleRow } from '../db/tables.ts';
 import { chunks } from './chunks.ts';
 
@@ -235,19 +235,27 @@ export async function countAllArticles(
   return Number(row.count);
 }
 
-/** Sets the served JSON of many articles of a project, a statement per few hundred. */
-export async function setServed(
-  db: Kysely<Database>,
+/**
+ * Sets the served JSON of many articles of a project and their change numbers, a statement per
+ * few hundred: `seq` becomes each one's preview number, and a published one's change number.
+ */
+export async function restampServed(
+  trx: Transaction<Database>,
   projectId: string,
-  rows: ReadonlyArray<{ id: string; served: string }>,
+  rows: ReadonlyArray<{ id: string; served: string; seq: number }>,
 ): Promise<void> {
   for (const chunk of chunks(rows)) {
-    const values = sql.join(chunk.map((row) => sql`(${row.id}, ${row.served})`));
+    // Parameters in VALUES are text to PostgreSQL until cast.
+    const values = sql.join(chunk.map((row) => sql`(${row.id}, ${row.served}, cast(${row.seq} as bigint))`));
     await sql`
-      with given (id, served) as (values ${values})
-      update articles set served = (select given.served from given where given.id = articles.id)
-      where project_id = ${projectId} and id in (select id from given)
-    `.execute(db);
+      with given (id, served, seq) as (values ${values})
+      update articles set
+        served = given.served,
+        preview_seq = given.seq,
+        change_seq = case when articles.published = 1 then given.seq else articles.change_seq end
+      from given
+      where articles.project_id = ${projectId} and articles.id = given.id
+    `.execute(trx);
   }
 }
 

@@ -1,40 +1,5 @@
 import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import type { ArticleTombstoneRow, Database, PreviewTombstoneRow } from '../db/tables.ts';
-import { assertNoBatch } from './project-lock.ts';
-
-/**
- * Gives every published article of the project a change number of its own, in id order, and
- * bumps the content version: for a change to the project's site settings, which changes what
- * each of them serves. One statement (UPDATE … FROM, both dialects).
- */
-export async function restampPublished(trx: Transaction<Database>, projectId: string): Promise<void> {
-  assertNoBatch(trx, projectId);
-  const { change_seq: base } = await trx
-    .selectFrom('projects')
-    .select('change_seq')
-    .where('id', '=', projectId)
-    .executeTakeFirstOrThrow();
-  // Published articles first, one number each for both perspectives; then the others, which
-  // only the preview perspective shows.
-  const result = await sql`
-    update articles set
-      change_seq = case when published = 1 then ${base} + numbered.n else change_seq end,
-      preview_seq = ${base} + numbered.n
-    from (
-      select id, row_number() over (order by published desc, id) as n
-      from articles where project_id = ${projectId}
-    ) numbered
-    where articles.project_id = ${projectId} and articles.id = numbered.id`.execute(trx);
-  const stamped = Number(result.numAffectedRows ?? 0);
-  await trx
-    .updateTable('projects')
-    .set({
-      change_seq: sql<number>`change_seq + ${stamped}`,
-      content_version: sql<number>`content_version + 1`,
-    })
-    .where('id', '=', projectId)
-    .execute();
-}
 
 export async function insertTombstone(trx: Transaction<Database>, row: ArticleTombstoneRow): Promise<void> {
   await trx.insertInto('article_tombstones').values(row).execute();

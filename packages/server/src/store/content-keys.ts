@@ -70,6 +70,7 @@ export async function findContentKeyWithProject(
       'p.content_version',
       'p.change_seq',
       'p.preview_url',
+      'p.rewrite_after',
     ])
     .where('k.key_hash', '=', keyHash)
     .executeTakeFirst();

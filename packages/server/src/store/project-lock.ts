@@ -106,11 +106,6 @@ export async function inWriteBatch<T>(
   return result;
 }
 
-/** Throws when a batch of the project is open: for a write that reads the counter itself. */
-export function assertNoBatch(trx: Transaction<Database>, projectId: string): void {
-  if (batchOf(trx, projectId)) throw new Error(`A write batch of project "${projectId}" is open.`);
-}
-
 function batchOf(trx: Transaction<Database>, projectId: string): Batch | undefined {
   const batch = batches.get(trx);
   return batch?.projectId === projectId ? batch : undefined;

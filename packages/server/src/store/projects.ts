@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, NewProjectRow, ProjectRow, ProjectUpdate } from '../db/tables.ts';
 
 export async function insertProject(db: Kysely<Database>, row: NewProjectRow): Promise<ProjectRow> {
@@ -27,4 +27,31 @@ export async function updateProject(
   patch: ProjectUpdate,
 ): Promise<ProjectRow | undefined> {
   return db.updateTable('projects').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** The projects whose articles are not all rewritten for their current site settings. */
+export async function listProjectsRewriting(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('projects').select('id').where('rewrite_after', 'is not', null).execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Marks every article of the project as serving settings older than its own (`rewrite_after`
+ * ''), and makes its cached answers stale.
+ */
+export async function markForRewrite(trx: Transaction<Database>, id: string): Promise<void> {
+  await trx
+    .updateTable('projects')
+    .set({ rewrite_after: '', content_version: sql<number>`content_version + 1` })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records how far the rewrite got: null once every article is rewritten. */
+export async function setRewriteAfter(
+  trx: Transaction<Database>,
+  id: string,
+  after: string | null,
+): Promise<void> {
+  await trx.updateTable('projects').set({ rewrite_after: after }).where('id', '=', id).execute();
 }

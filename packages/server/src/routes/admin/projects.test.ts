@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { importArticles } from '../../services/article-transfer.ts';
+import { updateProject } from '../../services/projects.ts';
 import { assertError, assertInvalidBody, countRows, listEvents } from '../../test/assertions.ts';
 import { DIALECTS } from '../../test/databases.ts';
-import { ADMIN_TOKEN, createTestApp, newArticle, START_TIME, type TestApp } from '../../test/test-app.ts';
+import {
+  ADMIN_TOKEN,
+  buildSecondApp,
+  createTestApp,
+  newArticle,
+  START_TIME,
+  type TestApp,
+} from '../../test/test-app.ts';
 
 const PROJECTS = '/admin/v1/projects';
 
@@ -336,6 +344,84 @@ for (const dialect of DIALECTS) {
       ).json().data.key;
       const unpublished = await t.deliver(preview, `/api/v1/projects/${project.id}/content/by-slug/s-a1200`);
       assert.equal(unpublished.json().data.seo.canonicalPath, '/news/s-a1200');
+    });
+
+    test('a PATCH rewrites a batch per transaction; one cut short is finished by the next server', async () => {
+      const project = await t.createProject({ websiteUrl: 'https://a.example' });
+      const count = 1010;
+      const ids = Array.from({ length: count }, (_, i) => `a${String(i).padStart(4, '0')}`);
+      const items = ids.map((id, i) => ({
+        line: i + 1,
+        id,
+        input: newArticle({ slug: `s-${id}`, published: i % 3 !== 0 }),
+      }));
+      await importArticles({ db: t.db, now: t.clock.now }, project.id, items, { atomic: true });
+      const paths = async () =>
+        (await t.db.selectFrom('articles').select(['id', 'served']).orderBy('id').execute()).map(
+          (row) => JSON.parse(row.served!).seo.canonicalPath as string,
+        );
+      const pending = async () =>
+        (
+          await t.db
+            .selectFrom('projects')
+            .select('rewrite_after')
+            .where('id', '=', project.id)
+            .executeTakeFirstOrThrow()
+        ).rewrite_after;
+
+      // The process stops right after the first commit: the settings and 500 articles are in.
+      let commits = 0;
+      const crash = new Error('the process stopped');
+      const stopping = {
+        db: t.db,
+        now: t.clock.now,
+        onCommit: () => {
+          commits++;
+          throw crash;
+        },
+      };
+      await assert.rejects(updateProject(stopping, project.id, { articlesPath: '/news' }), crash);
+      assert.equal(commits, 1);
+      assert.equal((await t.admin('GET', `${PROJECTS}/${project.id}`)).json().data.articlesPath, '/news');
+      assert.equal(await pending(), ids[499]);
+      const halfway = await paths();
+      assert.equal(halfway.filter((path) => path.startsWith('/news/')).length, 500);
+
+      // Another server starts and finishes the rewrite, from where it stopped.
+      const second = await buildSecondApp(t);
+      try {
+        for (let waited = 0; (await pending()) !== null; waited += 20) {
+          assert.ok(waited < 10_000, 'the rewrite is finished');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        await second.close();
+      }
+      assert.deepEqual(
+        await paths(),
+        ids.map((id) => `/news/s-${id}`),
+      );
+      // Each published article reported once; every article numbered once, none twice.
+      const reported = (await listEvents(t.db))
+        .filter((event) => event.type === 'content.updated')
+        .map((event) => event.payload.data.id as string);
+      assert.deepEqual(
+        reported.sort(),
+        ids.filter((_, i) => i % 3 !== 0),
+      );
+      const numbers = await t.db.selectFrom('articles').select('preview_seq').execute();
+      assert.equal(new Set(numbers.map((row) => Number(row.preview_seq))).size, count);
+
+      // Uninterrupted, the same PATCH commits once per batch of 500, and answers once all are in.
+      commits = 0;
+      const counting = { db: t.db, now: t.clock.now, onCommit: () => void commits++ };
+      await updateProject(counting, project.id, { articlesPath: '/blog' });
+      assert.equal(commits, 3);
+      assert.equal(await pending(), null);
+      assert.deepEqual(
+        await paths(),
+        ids.map((id) => `/blog/s-${id}`),
+      );
     });
 
     test('canonicalPath, related links and sitemap URLs follow a PATCH of articlesPath and websiteUrl', async () => {

@@ -33,6 +33,7 @@ const ALL_MIGRATIONS = [
   '0012-admin-order',
   '0013-preview-order',
   '0014-served-rewrite',
+  '0015-deliveries-by-project',
 ];
 const CHILD = fileURLToPath(new URL('../test/migrate-child.ts', import.meta.url));
 

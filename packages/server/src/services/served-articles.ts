@@ -11,9 +11,9 @@ import { recordEvents } from './events.ts';
  * Canonical paths, jsonLd URLs and og images depend on the project's site settings, and each
  * article's served JSON is stored built. A settings change therefore rewrites every article: a
  * batch per transaction, so that other writers get turns in between (on SQLite, one connection
- * serves every tenant; one transaction over 50,000 articles held them all for seconds). The
- * project row keeps how far the rewrite got (`rewrite_after`), so a rewrite that a stopped
- * process left half-done is finished by the next (`finishRewrites`).
+ * serves every tenant, and one transaction over a large project held them all). The project
+ * row keeps how far the rewrite got (`rewrite_after`), so a rewrite that a stopped process left
+ * half-done is finished by the next (`finishRewrites`).
  *
  * Every rewritten article is a change in the feeds; a published one is also a `content.updated`
  * (contract: "a published article's served content changes"), so a site that rebuilds or purges

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { type Kysely, type KyselyPlugin, type OperationNode, UpdateQueryNode } from 'kysely';
+import { InsertQueryNode, type Kysely, type KyselyPlugin, type OperationNode, UpdateQueryNode } from 'kysely';
 import { migrateToLatest } from '../db/migrate.ts';
 import type { Database } from '../db/tables.ts';
 import { type ImportItem, importArticles } from '../services/article-transfer.ts';
 import { upsertArticle } from '../services/articles.ts';
+import { recordEvent } from '../services/events.ts';
 import { createProject } from '../services/projects.ts';
 import { applyDueSchedules } from '../services/schedules.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
@@ -12,15 +13,19 @@ import { inWriteBatch, lockProject, takeChangeSeq, takePreviewSeq } from './proj
 
 const NOW = Date.parse('2026-11-28T12:00:00.000Z');
 
-/** `db` with a count of the UPDATE statements it sends to the projects table. */
+/**
+ * `db` with a count of the UPDATE statements it sends to the projects table, and of the INSERT
+ * statements to the events table.
+ */
 function countingProjectUpdates(db: Kysely<Database>) {
-  const counter = { updates: 0 };
-  const isProjects = (node: OperationNode | undefined): boolean =>
+  const counter = { updates: 0, eventInserts: 0 };
+  const isTable = (node: OperationNode | undefined, name: string): boolean =>
     node?.kind === 'TableNode' &&
-    (node as unknown as { table: { identifier: { name: string } } }).table.identifier.name === 'projects';
+    (node as unknown as { table: { identifier: { name: string } } }).table.identifier.name === name;
   const plugin: KyselyPlugin = {
     transformQuery: ({ node }) => {
-      if (UpdateQueryNode.is(node) && isProjects(node.table)) counter.updates++;
+      if (UpdateQueryNode.is(node) && isTable(node.table, 'projects')) counter.updates++;
+      if (InsertQueryNode.is(node) && isTable(node.into, 'events')) counter.eventInserts++;
       return node;
     },
     transformResult: async ({ result }) => result,
@@ -71,8 +76,11 @@ for (const dialect of DIALECTS) {
       const results = await importArticles({ db, now: () => NOW }, projectId, items, { atomic: true });
       assert.equal(results.length, 31);
       assert.ok(results.every((result) => 'outcome' in result));
-      // The lock, then the counter written back: not two per article.
+      // The lock, then the counter written back: not two per article. The 20 published
+      // articles' events in one statement at the end.
       assert.equal(counter.updates, 2);
+      assert.equal(counter.eventInserts, 1);
+      assert.equal((await database.db.selectFrom('events').select('id').execute()).length, 20);
 
       const base = before.changeSeq;
       const expected = items.map((item, i) => {
@@ -97,7 +105,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await counters()).changeSeq, base + 32);
     });
 
-    test('due schedules of a project are applied with one lock and one write of its counter', async () => {
+    test('due schedules of a project are applied with one lock, one write of its counter, one of events', async () => {
       const later = new Date(NOW + 60_000).toISOString();
       for (let i = 0; i < 8; i++) {
         await upsertArticle({ db: database.db, now: () => NOW }, projectId, `s${i}`, {
@@ -112,6 +120,7 @@ for (const dialect of DIALECTS) {
       const ids = Array.from({ length: 8 }, (_, i) => `s${i}`);
       assert.equal(await applyDueSchedules({ db, now: () => NOW + 61_000 }, projectId, ids), 8);
       assert.equal(counter.updates, 2);
+      assert.equal(counter.eventInserts, 1);
       assert.deepEqual(
         (await numbers()).map(([, change]) => change),
         ids.map((_, i) => before.changeSeq + i + 1),
@@ -119,13 +128,14 @@ for (const dialect of DIALECTS) {
       assert.equal((await counters()).changeSeq, before.changeSeq + 8);
     });
 
-    test('numbers a failed batch took are kept taken when its transaction commits anyway', async () => {
+    test('numbers and events of a failed batch are kept when its transaction commits anyway', async () => {
       const { changeSeq: base } = await counters();
       await database.db.transaction().execute(async (trx) => {
         await assert.rejects(
           inWriteBatch(trx, projectId, async () => {
             assert.equal(await takeChangeSeq(trx, projectId), base + 1);
             assert.equal(await takePreviewSeq(trx, projectId), base + 2);
+            await recordEvent(trx, projectId, 'content.created', { id: 'x', slug: 'x' }, NOW);
             throw new Error('the caller catches this');
           }),
           /the caller catches this/,
@@ -134,6 +144,8 @@ for (const dialect of DIALECTS) {
         assert.equal(await takeChangeSeq(trx, projectId), base + 3);
       });
       assert.equal((await counters()).changeSeq, base + 3);
+      // Its deferred event was written too: what committed has its event.
+      assert.equal((await database.db.selectFrom('events').select('id').execute()).length, 1);
     });
 
     test('a batch counts for its own project only, and batches do not nest', async () => {

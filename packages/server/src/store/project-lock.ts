@@ -9,7 +9,9 @@ import type { Database, ProjectRow } from '../db/tables.ts';
  * A run of many writes in one transaction (an atomic import, a batch of due schedules) opens a
  * batch: the row is locked once, numbers are counted here, and the row is written once at the
  * end. Updating it for every write left PostgreSQL one row version per write to walk on each
- * next update, so an atomic import slowed down with every article it had written.
+ * next update, so an atomic import slowed down with every article it had written. Other writes
+ * that can wait for the end of the batch (its webhook events) are kept with it too
+ * (`batchState`), to be written in a few multi-row statements.
  */
 
 interface Batch {
@@ -17,6 +19,8 @@ interface Batch {
   project: ProjectRow;
   changeSeq: number;
   contentChanged: boolean;
+  /** Deferred writes by kind, each with what writes them at the end of the batch. */
+  deferred: Map<object, { state: unknown; flush: () => Promise<void> }>;
 }
 
 const batches = new WeakMap<Transaction<Database>, Batch>();
@@ -89,21 +93,48 @@ export async function inWriteBatch<T>(
   if (batches.has(trx)) throw new Error('A write batch is already open in this transaction.');
   const project = await lockProject(trx, projectId);
   if (!project) return work(undefined);
-  const batch: Batch = { projectId, project, changeSeq: Number(project.change_seq), contentChanged: false };
+  const batch: Batch = {
+    projectId,
+    project,
+    changeSeq: Number(project.change_seq),
+    contentChanged: false,
+    deferred: new Map(),
+  };
   batches.set(trx, batch);
   let result: T;
   try {
     result = await work(project);
   } catch (error) {
     batches.delete(trx);
-    // On PostgreSQL the failed statement has aborted the transaction, and this write fails too;
-    // the caller hears the first failure.
-    await writeBack(trx, batch).catch(() => {});
+    // On PostgreSQL the failed statement has aborted the transaction, and these writes fail
+    // too; the caller hears the first failure.
+    await endBatch(trx, batch).catch(() => {});
     throw error;
   }
   batches.delete(trx);
-  await writeBack(trx, batch);
+  await endBatch(trx, batch);
   return result;
+}
+
+/**
+ * Inside a write batch of the project, the state it keeps for one kind of deferred write
+ * (`key`): made by `open` on first use, with the `flush` that writes it when the batch ends, in
+ * its transaction. Undefined outside a batch: the caller writes at once.
+ */
+export function batchState<S>(
+  trx: Transaction<Database>,
+  projectId: string,
+  key: object,
+  open: () => { state: S; flush: () => Promise<void> },
+): S | undefined {
+  const batch = batchOf(trx, projectId);
+  if (!batch) return undefined;
+  let entry = batch.deferred.get(key);
+  if (!entry) {
+    entry = open();
+    batch.deferred.set(key, entry);
+  }
+  return entry.state as S;
 }
 
 function batchOf(trx: Transaction<Database>, projectId: string): Batch | undefined {
@@ -111,7 +142,8 @@ function batchOf(trx: Transaction<Database>, projectId: string): Batch | undefin
   return batch?.projectId === projectId ? batch : undefined;
 }
 
-async function writeBack(trx: Transaction<Database>, batch: Batch): Promise<void> {
+async function endBatch(trx: Transaction<Database>, batch: Batch): Promise<void> {
+  for (const { flush } of batch.deferred.values()) await flush();
   const taken = batch.changeSeq - Number(batch.project.change_seq);
   if (taken === 0) return;
   await trx

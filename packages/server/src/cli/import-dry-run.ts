@@ -12,13 +12,13 @@ import type { ServiceDeps } from '../services/deps.ts';
 export async function rehearseImport(
   deps: ServiceDeps,
   projectId: string,
-  items: ImportItem[],
+  items: Iterable<ImportItem> | AsyncIterable<ImportItem>,
   onProgress: (done: number) => void,
 ): Promise<ImportResult[]> {
   const trx = await deps.db.startTransaction().execute();
   try {
     const results: ImportResult[] = [];
-    for (const item of items) {
+    for await (const item of items) {
       const attempt = await trx.savepoint('line').execute();
       try {
         const outcome = await importItemIn(attempt, deps.now(), projectId, item);

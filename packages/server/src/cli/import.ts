@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
-import { type ImportItem, type ImportResult, importArticles } from '../services/article-transfer.ts';
-import type { ServiceDeps } from '../services/deps.ts';
+import { importArticles } from '../services/article-transfer.ts';
 import { getProject } from '../services/projects.ts';
 import { type CommandSpec, EXIT_FAILED, EXIT_OK, resolveProjectId } from './context.ts';
 import { rehearseImport } from './import-dry-run.ts';
-import { type InvalidLine, parseLines } from './import-lines.ts';
-import { createProgress, type Progress } from './progress.ts';
+import { checkLines, type InvalidLine, itemsOf } from './import-lines.ts';
+import { createProgress } from './progress.ts';
 import { createInputValidator } from './validate.ts';
 
 export interface ImportSummary {
@@ -65,21 +64,25 @@ Options:
   positionals: ['FILE'],
   async run(context, { values, positionals }) {
     const file = path.resolve(context.io.cwd ?? process.cwd(), positionals[0]!);
-    const bytes = readInput(file);
-    const text = bytes.toString('utf8');
-    if (text.trim() === '') {
-      throw new AppError(
-        'invalid_body',
-        `The file ${file} ${text === '' ? 'is empty' : 'has only blank lines'}: nothing to import.`,
-      );
-    }
-    const deps = await context.deps();
-    const projectId = (await getProject(deps, await resolveProjectId(deps, values.project as string))).id;
+    const size = sizeOf(file);
     const progress = createProgress(context.io.stderr);
     const validator = createInputValidator(context.config().baseUrl);
-    const { items, invalid } = parseLines(bytes, validator, (done, total) =>
+    // Read twice, never held whole: checked first, then read again to write.
+    const checked = await checkLines(file, validator, (done, total) =>
       progress.update('checking', done, total),
     );
+    if (checked.filled === 0) {
+      progress.done();
+      throw new AppError(
+        'invalid_body',
+        `The file ${file} ${size === 0 ? 'is empty' : 'has only blank lines'}: nothing to import.`,
+      );
+    }
+    const { invalid } = checked;
+    const deps = await context.deps();
+    const projectId = (await getProject(deps, await resolveProjectId(deps, values.project as string))).id;
+    const items = () => itemsOf(file, validator, checked);
+    const total = checked.importable;
 
     const continueOnError = values['continue-on-error'] === true;
     const dryRun = values['dry-run'] === true;
@@ -96,10 +99,11 @@ Options:
     };
     if (dryRun || invalid.length === 0 || continueOnError) {
       const results = dryRun
-        ? await rehearseImport(deps, projectId, items, (done) =>
-            progress.update('dry run', done, items.length),
-          )
-        : await writeItems(deps, projectId, items, !continueOnError, progress);
+        ? await rehearseImport(deps, projectId, items(), (done) => progress.update('dry run', done, total))
+        : await importArticles(deps, projectId, items(), {
+            atomic: !continueOnError,
+            onProgress: (done) => progress.update('importing', done, total),
+          });
       for (const result of results) {
         if ('error' in result) invalid.push(invalidLine(result.line, result.id, result.error));
         else summary[result.outcome] += 1;
@@ -116,19 +120,6 @@ Options:
   },
 };
 
-function writeItems(
-  deps: ServiceDeps,
-  projectId: string,
-  items: ImportItem[],
-  atomic: boolean,
-  progress: Progress,
-): Promise<ImportResult[]> {
-  return importArticles(deps, projectId, items, {
-    atomic,
-    onProgress: (done) => progress.update('importing', done, items.length),
-  });
-}
-
 function describeFailure(summary: ImportSummary): string {
   const lines = summary.invalidLines.map((entry) => entry.line);
   const shown = `${lines.slice(0, 10).join(', ')}${lines.length > 10 ? ', …' : ''}`;
@@ -139,9 +130,13 @@ function describeFailure(summary: ImportSummary): string {
   return `${lines.length} line${plural} not imported (${shown})${summary.written ? '' : '; nothing was written'}`;
 }
 
-function readInput(file: string): Buffer {
+/** The file's size in bytes; a file that cannot be read is a clear error, before any work. */
+function sizeOf(file: string): number {
   try {
-    return fs.readFileSync(file);
+    fs.accessSync(file, fs.constants.R_OK);
+    const stat = fs.statSync(file);
+    if (stat.isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' });
+    return stat.size;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new AppError('not_found', `The file ${file} does not exist.`);

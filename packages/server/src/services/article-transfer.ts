@@ -41,7 +41,7 @@ export interface ImportOptions {
 export async function importArticles(
   deps: ServiceDeps,
   projectId: string,
-  items: ImportItem[],
+  items: Iterable<ImportItem> | AsyncIterable<ImportItem>,
   options: ImportOptions,
 ): Promise<ImportResult[]> {
   await requireProject(deps, projectId);
@@ -51,7 +51,7 @@ export async function importArticles(
     return await transact(deps, (trx) =>
       inWriteBatch(trx, projectId, async () => {
         const results: ImportResult[] = [];
-        for (const item of items) {
+        for await (const item of items) {
           try {
             const outcome = await importItemIn(trx, deps.now(), projectId, item);
             results.push({ line: item.line, id: item.id, outcome });
@@ -73,11 +73,11 @@ export async function importArticles(
 async function importEach(
   deps: ServiceDeps,
   projectId: string,
-  items: ImportItem[],
+  items: Iterable<ImportItem> | AsyncIterable<ImportItem>,
   options: ImportOptions,
 ): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
-  for (const item of items) {
+  for await (const item of items) {
     try {
       const outcome = await transact(deps, (trx) => importItemIn(trx, deps.now(), projectId, item));
       results.push({ line: item.line, id: item.id, outcome });

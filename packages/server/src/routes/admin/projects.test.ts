@@ -23,6 +23,18 @@ for (const dialect of DIALECTS) {
     });
     afterEach(() => t.close());
 
+    /** `count` articles imported at once, `s-<id>` each, every third one unpublished; their ids. */
+    async function importMany(projectId: string, count: number): Promise<string[]> {
+      const ids = Array.from({ length: count }, (_, i) => `a${String(i).padStart(4, '0')}`);
+      const items = ids.map((id, i) => ({
+        line: i + 1,
+        id,
+        input: newArticle({ slug: `s-${id}`, published: i % 3 !== 0 }),
+      }));
+      await importArticles({ db: t.db, now: t.clock.now }, projectId, items, { atomic: true });
+      return ids;
+    }
+
     test('POST creates a project: 201 with id, name, websiteUrl, articlesPath, previewUrl and createdAt', async () => {
       t.clock.advance(1_234);
       const response = await t.admin('POST', PROJECTS, {
@@ -305,15 +317,8 @@ for (const dialect of DIALECTS) {
       const project = await t.createProject({ websiteUrl: 'https://a.example' });
       const key = await t.createKey(project.id);
       await t.admin('PUT', `${PROJECTS}/${project.id}/webhook`, { url: 'https://hooks.example.com/folio' });
-      const count = 1203;
-      const ids = Array.from({ length: count }, (_, i) => `a${String(i).padStart(4, '0')}`);
       // Every third one unpublished: its served JSON moves too, but no event reports it.
-      const items = ids.map((id, i) => ({
-        line: i + 1,
-        id,
-        input: newArticle({ slug: `s-${id}`, published: i % 3 !== 0 }),
-      }));
-      await importArticles({ db: t.db, now: t.clock.now }, project.id, items, { atomic: true });
+      const ids = await importMany(project.id, 1203);
       const deliveries = async () =>
         Number(
           (
@@ -349,13 +354,7 @@ for (const dialect of DIALECTS) {
     test('a PATCH rewrites a batch per transaction; one cut short is finished by the next server', async () => {
       const project = await t.createProject({ websiteUrl: 'https://a.example' });
       const count = 1010;
-      const ids = Array.from({ length: count }, (_, i) => `a${String(i).padStart(4, '0')}`);
-      const items = ids.map((id, i) => ({
-        line: i + 1,
-        id,
-        input: newArticle({ slug: `s-${id}`, published: i % 3 !== 0 }),
-      }));
-      await importArticles({ db: t.db, now: t.clock.now }, project.id, items, { atomic: true });
+      const ids = await importMany(project.id, count);
       const paths = async () =>
         (await t.db.selectFrom('articles').select(['id', 'served']).orderBy('id').execute()).map(
           (row) => JSON.parse(row.served!).seo.canonicalPath as string,

@@ -87,7 +87,7 @@ export function articlesPage(
   </form>`
   }
   ${formMessage(context.flash, 'articles')}
-  ${empty ? '' : html`<p class="muted" aria-live="polite">${pagination.total} article${pagination.total === 1 ? '' : 's'}${search ? html` with “${search}” in the title` : ''}</p>`}
+  ${empty ? '' : html`<p class="muted" aria-live="polite">${pagination.total.toLocaleString('en')} article${pagination.total === 1 ? '' : 's'}${search ? html` with “${search}” in the title` : ''}</p>`}
   ${empty ? firstArticle(project, baseUrl) : ''}
   ${
     list.data.length === 0

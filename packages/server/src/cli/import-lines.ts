@@ -172,7 +172,7 @@ function parseLine(raw: string, line: number, validator: InputValidator): Import
   } catch (error) {
     return problem(line, null, `is not valid JSON: ${describeJsonError((error as Error).message)}`, '/');
   }
-  const details = validator.articleLineProblems(value);
+  const details = validator.articleLineProblems(value, raw);
   if (details.length > 0) {
     const id = (value as { id?: unknown } | null)?.id;
     const shownId = typeof id === 'string' ? id : null;

@@ -8,7 +8,7 @@ import {
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { AppError, type ErrorDetail } from '../errors.ts';
-import { findUnstorableText } from '../http/storable-text.ts';
+import { findUnstorableText, mayHoldUnstorableText } from '../http/storable-text.ts';
 import {
   countOthers,
   createValidatorCompiler,
@@ -49,14 +49,16 @@ export function createInputValidator(baseUrl: string) {
     /**
      * The problems of one import line, `{ id, ...article }` or `{ id, draft: true, ...draft }`
      * (checked as the article PUT's and the draft PUT's bodies); none when it can be ingested. At
-     * most MAX_DETAILS + 1, the last only telling that there are more than MAX_DETAILS.
+     * most MAX_DETAILS + 1, the last only telling that there are more than MAX_DETAILS. With the
+     * line's text, the walk for unstorable text is made only when a scan of the text may find some.
      */
-    articleLineProblems(value: unknown): ErrorDetail[] {
+    articleLineProblems(value: unknown, json?: string): ErrorDetail[] {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         return [{ path: '/', message: 'must be an object' }];
       }
       // As over HTTP, where the body parser refuses such a body before any schema sees it.
-      const unstorable = findUnstorableText(value);
+      const unstorable =
+        json === undefined || mayHoldUnstorableText(json) ? findUnstorableText(value) : undefined;
       if (unstorable) return [unstorable];
       const { id, draft: isDraft, ...input } = value as Record<string, unknown>;
       const lineProblems: ErrorDetail[] =

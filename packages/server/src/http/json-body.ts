@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.ts';
-import { findUnstorableText } from './storable-text.ts';
+import { findUnstorableText, mayHoldUnstorableText } from './storable-text.ts';
 import { summarizeDetails } from './validation.ts';
 
 /** The largest JSON body taken (contract: bodies over 1 MiB answer 413); an import line too. */
@@ -52,8 +52,9 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     }
     // One walk without recursion: text the databases cannot keep (PostgreSQL text cannot hold
     // U+0000, UTF-8 no lone surrogate) and nesting deeper than validation and serialization may
-    // recurse. A reviver did the first before, at the cost of a call per value parsed.
-    const unstorable = findUnstorableText(value);
+    // recurse. A reviver did the first before, at the cost of a call per value parsed. The walk
+    // is made only when a scan of the text says there may be something to find.
+    const unstorable = mayHoldUnstorableText(text) ? findUnstorableText(value) : undefined;
     if (unstorable) {
       return done(
         new AppError('invalid_body', summarizeDetails('body', [unstorable]), [unstorable]),

@@ -3,13 +3,18 @@ import { Type } from '@sinclair/typebox';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { AppError } from '../errors.ts';
+import { allowAnyOrigin } from '../http/cors.ts';
 import { errorResponses } from './common.ts';
 
 const Status = Type.Object({ success: Type.Literal(true), data: Type.Object({ status: Type.String() }) });
 
-/** Liveness (the process answers) and readiness (the database answers). */
+/**
+ * Liveness (the process answers) and readiness (the database answers), readable from any origin
+ * like the rest of the public API (a status page in a browser).
+ */
 export function healthRoutes(db: Kysely<Database>): FastifyPluginAsyncTypebox {
   return async (app) => {
+    allowAnyOrigin(app, ['/healthz', '/readyz']);
     app.get(
       '/healthz',
       {

@@ -396,8 +396,8 @@ for (const dialect of DIALECTS) {
         headers: { origin: ORIGIN, 'access-control-request-method': 'GET' },
       });
 
-    test('public resources allow any origin, and their preflight is answered', async () => {
-      for (const url of PUBLIC_GETS) {
+    test('public resources and health checks allow any origin, and their preflight is answered', async () => {
+      for (const url of [...PUBLIC_GETS, '/healthz', '/readyz']) {
         const response = await get(t, url, { origin: ORIGIN });
         assert.equal(response.statusCode, 200, url);
         assert.equal(response.headers['access-control-allow-origin'], '*', url);
@@ -455,6 +455,11 @@ for (const dialect of DIALECTS) {
       await t.database.close();
       const response = await get(t, '/readyz');
       assertContractError(response, 503, 'unavailable');
+      assert.equal(
+        response.headers['access-control-allow-origin'],
+        '*',
+        'a status page elsewhere can read it',
+      );
       assert.doesNotMatch(response.body, /sqlite|postgres|pool|destroy|Error:|at /i);
       assert.equal((await get(t, '/healthz')).statusCode, 200);
     });

@@ -86,7 +86,7 @@ export interface TestAppOptions {
   webhookRetentionMs?: number;
 }
 
-/** A short retry schedule; with `random` fixed at 0.5 there is no jitter in tests. */
+/** A short retry schedule; with `random` fixed at 0 there is no jitter in tests. */
 export const TEST_RETRY_SCHEDULE = [1_000, 10_000, 60_000];
 
 export async function createTestApp(dialect: DialectName, options: TestAppOptions = {}): Promise<TestApp> {
@@ -106,7 +106,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     db: database.db,
     lockRows: dialect === 'postgres',
     now: clock.now,
-    random: () => 0.5,
+    random: () => 0,
     retryScheduleMs: TEST_RETRY_SCHEDULE,
     timeoutMs: 2_000,
     allowPrivate: webhooks.allowPrivate,

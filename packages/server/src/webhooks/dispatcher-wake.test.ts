@@ -77,7 +77,7 @@ test('a retry goes out on its time, not at the next poll', async (t) => {
   app.dispatcher.start();
   await app.putArticle(project.id, 'retried', newArticle({ published: true }));
   app.dispatcher.wake();
-  // Well before the next poll; not before its time (the test app's random 0.5 means no jitter).
+  // Well before the next poll; not before its time (the test app's random 0 means no jitter).
   const [first, second] = await receiver.waitFor(2, 10_000);
   const gap = second!.at - first!.at;
   assert.ok(gap >= 290, `the retry came ${gap} ms after the first attempt`);

@@ -5,21 +5,21 @@ import { nextRetryDelay, parseRetryAfter } from './retry-schedule.ts';
 const SCHEDULE = [5_000, 300_000, 1_800_000];
 
 describe('retry schedule', () => {
-  test('follows the schedule, with jitter of at most 20% either way, then gives up', () => {
+  test('follows the schedule, never earlier and at most 10% later, then gives up', () => {
     assert.equal(
-      nextRetryDelay(SCHEDULE, 1, () => 0.5),
+      nextRetryDelay(SCHEDULE, 1, () => 0),
       5_000,
     );
     assert.equal(
-      nextRetryDelay(SCHEDULE, 2, () => 0),
-      240_000,
+      nextRetryDelay(SCHEDULE, 2, () => 0.5),
+      315_000,
     );
     assert.equal(
-      nextRetryDelay(SCHEDULE, 3, () => 1),
-      2_160_000,
+      nextRetryDelay(SCHEDULE, 3, () => 0.999_999_9),
+      1_980_000,
     );
     assert.equal(
-      nextRetryDelay(SCHEDULE, 4, () => 0.5),
+      nextRetryDelay(SCHEDULE, 4, () => 0),
       undefined,
     );
   });

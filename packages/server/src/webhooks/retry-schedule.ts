@@ -1,5 +1,8 @@
-/** How far a retry may move from its scheduled delay, either way. */
-const JITTER = 0.2;
+/**
+ * How much later than its scheduled delay a retry may come. Never earlier: the schedule is the
+ * delay before each retry (contract), which a receiver may rely on.
+ */
+const JITTER = 0.1;
 
 /**
  * The delay before the next attempt after `attemptsMade` failed ones, or undefined when the
@@ -19,7 +22,7 @@ export function nextRetryDelay(
     const highest = Math.max(...schedule);
     return Math.min(Math.max(retryAfterMs, lowest), highest);
   }
-  return Math.round(scheduled * (1 - JITTER + 2 * JITTER * random()));
+  return Math.round(scheduled * (1 + JITTER * random()));
 }
 
 /** `Retry-After` as milliseconds from `now`: delta-seconds or an HTTP date. */

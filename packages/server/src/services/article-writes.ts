@@ -48,6 +48,18 @@ export function contentDiffers(row: ContentColumns, fields: ContentColumns): boo
   );
 }
 
+/**
+ * Whether `fields`, which differ from `row` as ingested, change what the article serves. Only
+ * the seo can differ and serve the same: an seo that spells out what its defaults give (the
+ * title as its title, the first paragraph as its description) is the same served article, and
+ * the contract makes such a replace a no-op.
+ */
+function servesDifferently(row: ArticleRow, fields: ContentColumns, site: SiteSettings): boolean {
+  if (row.slug !== fields.slug || row.title !== fields.title || row.related !== fields.related) return true;
+  if (stableStringify(JSON.parse(row.blocks)) !== stableStringify(JSON.parse(fields.blocks))) return true;
+  return servedJson(row, site) !== servedJson({ ...row, seo: fields.seo }, site);
+}
+
 export interface Change {
   /** New content to serve; absent keeps what is served. */
   content?: ContentColumns | undefined;
@@ -68,13 +80,15 @@ export async function applyChange(
   now: number,
 ): Promise<ArticleRow> {
   const { content, publish } = change;
-  const changed = content !== undefined && contentDiffers(existing, content);
+  const ingested = content !== undefined && contentDiffers(existing, content);
+  const changed = ingested && servesDifferently(existing, content, site);
   const wasPublished = existing.published === 1;
   const side = differing(existing, change.side ?? {});
   const served = changed || publish !== wasPublished;
-  if (!served && Object.keys(side).length === 0) return existing;
+  if (!served && !ingested && Object.keys(side).length === 0) return existing;
 
-  const patch: ArticleUpdate = { ...side };
+  // Content that serves the same is kept as ingested, with no new updatedAt and no event.
+  const patch: ArticleUpdate = ingested && !changed ? { ...side, ...content } : { ...side };
   if (served) {
     Object.assign(patch, changed ? content : {}, { published: publish ? 1 : 0 });
     if (changed || (publish && !wasPublished)) patch.updated_at = now;

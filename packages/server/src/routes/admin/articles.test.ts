@@ -355,6 +355,29 @@ for (const dialect of DIALECTS) {
         assert.equal(swapped.json().data.updatedAt, iso(START_TIME + MINUTE));
       });
 
+      test('an seo that spells out its defaults serves the same: kept, with no new updatedAt or event', async () => {
+        const body = { slug: 's', title: 'Spelled', blocks: [paragraph('First words.')], published: true };
+        await put('s', body);
+        const served = (await bySlug('s')).body;
+        const events = (await listEvents(t.db)).length;
+        t.clock.advance(MINUTE);
+        const seo = { title: 'Spelled', description: 'First words.', ogTitle: 'Spelled', ogImage: null };
+        const spelled = await put('s', { ...body, seo });
+        assert.equal(spelled.statusCode, 200, spelled.body);
+        assert.equal(spelled.json().data.updatedAt, iso(START_TIME));
+        assert.deepEqual(spelled.json().data.seo, seo, 'kept as ingested');
+        assert.equal((await bySlug('s')).body, served);
+        assert.equal(
+          (await listEvents(t.db)).length,
+          events,
+          'a replace that serves the same recorded an event',
+        );
+        // Spelling out a value that differs from the default is a change.
+        const changed = await put('s', { ...body, seo: { ...seo, description: 'Other words.' } });
+        assert.equal(changed.json().data.updatedAt, iso(START_TIME + MINUTE));
+        assert.equal((await listEvents(t.db)).length, events + 1);
+      });
+
       test('a change under a "__proto__" key of jsonLd is a change, not a no-op', async () => {
         // JSON.parse makes "__proto__" an ordinary own key, as it is in the request body.
         const jsonLd = (text: string) => JSON.parse(text) as Record<string, unknown>;

@@ -111,7 +111,8 @@ describe('dashboard in Chromium', { skip }, () => {
     const key = (await page.locator('#new-key').textContent())!;
     assert.match(key, /^folio_ck_/);
     await page.getByText('you will not see it again').waitFor();
-    assert.ok(await page.getByRole('button', { name: 'Copy new content key' }).isVisible());
+    // The page's script shows the copy button once it has run: wait for it, do not sample.
+    await page.getByRole('button', { name: 'Copy new content key' }).waitFor({ state: 'visible' });
     await shot('02-delivery-key-created');
     assert.equal((await t.deliver(key, `/api/v1/projects/${projectId}/content`)).statusCode, 200);
     await page.reload();

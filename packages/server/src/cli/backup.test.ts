@@ -109,7 +109,7 @@ describe('folio backup [sqlite]', () => {
     }
   });
 
-  test('an existing file is replaced only with --force; a missing database is an error', async () => {
+  test('an existing file is replaced only with --force; a missing database or directory is an error', async () => {
     const dataDir = tempDir();
     const env = { FOLIO_DATA_DIR: dataDir };
     assert.equal((await runFolio(env, ['migrate'])).code, 0);
@@ -132,6 +132,11 @@ describe('folio backup [sqlite]', () => {
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /There is no database at .*folio\.sqlite/);
     assert.deepEqual(fs.readdirSync(empty), [], 'no database created');
+
+    const nowhere = path.join(tempDir(), 'backups', 'copy.sqlite');
+    const noDirectory = await runFolio(env, ['backup', nowhere]);
+    assert.equal(noDirectory.code, 1);
+    assert.match(noDirectory.stderr, /the directory .*backups does not exist \(create it first\)/);
 
     const usage = await runFolio(env, ['backup']);
     assert.equal(usage.code, 2);

@@ -32,6 +32,10 @@ Options:
     if (!fs.existsSync(source)) {
       throw new AppError('not_found', `There is no database at ${source} to back up (see FOLIO_DATA_DIR).`);
     }
+    if (!fs.existsSync(path.dirname(output))) {
+      const why = `Cannot write ${output}: the directory ${path.dirname(output)} does not exist (create it first).`;
+      throw new AppError('invalid_body', why);
+    }
     const replace = values.force === true;
     if (!replace && fs.existsSync(output)) {
       throw new AppError('conflict', `${output} exists; pass --force to replace it.`);

@@ -109,6 +109,31 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.fetch('/healthz', bearer('x', guesser))).status, 200);
     });
 
+    test('a path spelled with percent-escapes is the route it reaches: counted, and refused', async () => {
+      const t = await appWith(dialect, { authFailures: { points: 3, seconds: 60 } });
+      const { key, path } = await published(t);
+      const guesser = '198.51.100.9';
+      const escaped = (url: string) =>
+        url.replace(/^\/(.)/, (_, first: string) => `/%${first.charCodeAt(0).toString(16)}`);
+      assert.equal(
+        (await t.fetch(escaped(path), bearer(key, '198.51.100.10'))).status,
+        200,
+        'it is the route',
+      );
+      for (const url of [escaped('/admin/v1/projects'), escaped(path), escaped('/metrics')]) {
+        assert.equal((await t.fetch(url, bearer('wrong-token', guesser))).status, 401, url);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const url of [
+        '/admin/v1/projects',
+        escaped('/admin/v1/projects'),
+        escaped(path),
+        escaped('/metrics'),
+      ]) {
+        assert.equal((await t.fetch(url, bearer(ADMIN_TOKEN, guesser))).status, 429, url);
+      }
+    });
+
     test('a genuine credential refused a use is no failed authentication, and spends its budget', async () => {
       const t = await appWith(dialect, {
         perCredential: { points: 20, seconds: 60 },

@@ -82,13 +82,13 @@ export function createRequestAccounting(options: {
   return {
     install(app) {
       app.addHook('onRequest', async (request) => {
-        if (!AUTHENTICATED.test(request.url)) return;
+        if (!AUTHENTICATED.test(pathOf(request))) return;
         const wait = await limits.blockedFor(addressOf(request.raw));
         if (wait > 0) throw tooManyFailures(wait);
       });
       app.addHook('onResponse', (request, reply, done) => {
         const status = reply.statusCode;
-        if (status === 401 && COUNTED_FAILURES.test(request.url) && !genuine.has(request)) {
+        if (status === 401 && COUNTED_FAILURES.test(pathOf(request)) && !genuine.has(request)) {
           limits.failed(addressOf(request.raw));
         }
         metrics.answered(
@@ -133,6 +133,15 @@ export function createRequestAccounting(options: {
       },
     },
   };
+}
+
+/**
+ * The path the request was routed by: its route's template when one matched. The URL as sent
+ * can spell the same route otherwise (`/%61dmin/v1/…` is routed as `/admin/v1/…`), and a test of
+ * that spelling would let it past the address check and uncounted.
+ */
+function pathOf(request: FastifyRequest): string {
+  return request.routeOptions.url ?? request.url;
 }
 
 function fieldsOf(spent: Spent): Admitted {

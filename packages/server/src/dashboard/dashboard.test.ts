@@ -255,6 +255,30 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    test('a new admin token closes the sessions the old one opened', async () => {
+      const browser = await signIn(t);
+      const page = async (token: string | undefined) => {
+        const app = await buildApp({
+          db: t.db,
+          baseUrl: 'http://folio.test',
+          adminCredential: await resolveAdminCredential({ db: t.db, now: t.clock.now }, token),
+          now: t.clock.now,
+        });
+        try {
+          return await app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: browser.cookie } });
+        } finally {
+          await app.close();
+        }
+      };
+      // FOLIO_ADMIN_TOKEN changed, or unset so the stored (generated) token opens the server.
+      for (const token of ['a-new-admin-token-0123456789', undefined]) {
+        const refused = await page(token);
+        assert.equal(refused.statusCode, 303, `token ${token}`);
+        assert.equal(refused.headers.location, '/dashboard/sign-in');
+      }
+      assert.equal((await page(ADMIN_TOKEN)).statusCode, 200, 'the token it was opened with');
+    });
+
     test('signing in again replaces the previous session', async () => {
       const browser = await signIn(t);
       const again = await t.app.inject({

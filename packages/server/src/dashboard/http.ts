@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import type { AdminCredential } from '../services/admin-auth.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { type DashboardSession, type Flash, findSession, setFlash } from './session.ts';
 
@@ -41,10 +42,11 @@ export function sessionCookie(request: FastifyRequest, value: string, maxAgeSeco
 
 export async function loadSession(
   deps: ServiceDeps,
+  credential: AdminCredential,
   request: FastifyRequest,
   takeFlash: boolean,
 ): Promise<SignedIn | undefined> {
-  return findSession(deps, readSessionCookie(request), { takeFlash });
+  return findSession(deps, credential, readSessionCookie(request), { takeFlash });
 }
 
 /**

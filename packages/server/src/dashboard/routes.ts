@@ -60,7 +60,7 @@ async function installDashboard(
   { deps, credential, baseUrl, lastHour }: DashboardOptions,
 ) {
   installPlumbing(app);
-  installGuard(app, deps, new URL(baseUrl).origin);
+  installGuard(app, deps, credential, new URL(baseUrl).origin);
   installErrorPages(app);
   app.get('/assets/:name', async (request, reply) => {
     const asset = ASSETS[(request.params as { name: string }).name as keyof typeof ASSETS];
@@ -96,7 +96,12 @@ function installPlumbing(app: FastifyInstance): void {
  * Before every handler: POSTs from another origin are refused; every page but sign-in and the
  * assets needs a live session; every POST needs the session's CSRF token.
  */
-function installGuard(app: FastifyInstance, deps: ServiceDeps, publicOrigin: string): void {
+function installGuard(
+  app: FastifyInstance,
+  deps: ServiceDeps,
+  credential: AdminCredential,
+  publicOrigin: string,
+): void {
   app.addHook('preHandler', async (request, reply) => {
     const path = request.url.split('?')[0]!;
     if (request.method === 'POST' && isCrossSite(request, publicOrigin)) {
@@ -105,7 +110,7 @@ function installGuard(app: FastifyInstance, deps: ServiceDeps, publicOrigin: str
     if (PUBLIC_PATHS.has(path)) return;
     // A page view consumes the flash; the delivery log's background refresh must not.
     const pageView = request.method === 'GET' && !path.endsWith('/deliveries');
-    const found = await loadSession(deps, request, pageView);
+    const found = await loadSession(deps, credential, request, pageView);
     if (!found) {
       // Sign-in returns to the page asked for or, after a refused form, to the form's page.
       if (pageView) {
@@ -144,7 +149,7 @@ function installErrorPages(app: FastifyInstance): void {
 function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credential: AdminCredential): void {
   app.get<{ Querystring: { next?: string } }>('/sign-in', async (request, reply) => {
     const next = dashboardReturn(request.query.next);
-    if (await findSession(deps, readSessionCookie(request), { takeFlash: false })) {
+    if (await findSession(deps, credential, readSessionCookie(request), { takeFlash: false })) {
       return reply
         .code(303)
         .header('location', next ?? '/dashboard')
@@ -158,7 +163,7 @@ function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credentia
     try {
       const session = await signIn(deps, credential, formBody(request).token);
       // Signing in again replaces the browser's previous session rather than leaving it alive.
-      const previous = await findSession(deps, readSessionCookie(request), { takeFlash: false });
+      const previous = await findSession(deps, credential, readSessionCookie(request), { takeFlash: false });
       if (previous) await signOut(deps, previous.session);
       reply.header('set-cookie', sessionCookie(request, session.id, SESSION_LIFETIME_MS / 1000));
       return reply

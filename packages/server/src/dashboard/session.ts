@@ -41,7 +41,7 @@ export async function signIn(
   const now = deps.now();
   await store.deleteExpiredDashboardSessions(deps.db, now);
   const id = randomBytes(32).toString('base64url');
-  const session = describe(id);
+  const session = describe(credential, id);
   await store.insertDashboardSession(deps.db, {
     id_hash: session.idHash,
     created_at: now,
@@ -51,14 +51,20 @@ export async function signIn(
   return session;
 }
 
-/** The live session named by a cookie value, with its pending flash (which is consumed). */
+/**
+ * The live session named by a cookie value, with its pending flash (which is consumed): one
+ * opened with the admin token this server takes now. A session opened with a token since
+ * replaced (`FOLIO_ADMIN_TOKEN` changed, `folio admin-token reset`) names no row, so replacing a
+ * leaked token also closes the dashboards it opened.
+ */
 export async function findSession(
   deps: ServiceDeps,
+  credential: AdminCredential,
   id: string | undefined,
   { takeFlash }: { takeFlash: boolean },
 ): Promise<{ session: DashboardSession; flash: Flash | undefined } | undefined> {
   if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-  const session = describe(id);
+  const session = describe(credential, id);
   const row = await store.findLiveDashboardSession(deps.db, session.idHash, deps.now());
   if (!row) return undefined;
   let flash: Flash | undefined;
@@ -85,10 +91,11 @@ export function csrfTokenMatches(session: DashboardSession, token: string | unde
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-function describe(id: string): DashboardSession {
+function describe(credential: AdminCredential, id: string): DashboardSession {
   // The CSRF token is derived from the id, so it needs no storage and dies with the session.
   const csrfToken = createHash('sha256').update(`folio-dashboard-csrf:${id}`).digest('base64url');
-  return { id, idHash: hashToken(id), csrfToken };
+  // The row is named by the id and the admin credential the session was opened with.
+  return { id, idHash: hashToken(`${credential.hash}:${id}`), csrfToken };
 }
 
 // A flash may carry a new content key or the signing secret between the POST and the GET. It

@@ -141,7 +141,11 @@ describe('configuration', () => {
     ];
     assert.equal(error.problems.length, names.length);
     for (const name of names) {
-      assert.equal(error.problems.filter((line) => line.startsWith(`${name}=`)).length, 1, name);
+      assert.equal(
+        error.problems.filter((line) => line.startsWith(`${name}=`) || line.startsWith(`${name} `)).length,
+        1,
+        name,
+      );
     }
   });
 
@@ -188,5 +192,25 @@ describe('configuration', () => {
         bad,
       );
     }
+  });
+
+  test('a refused credential is named without its value; a refused URL without its password', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          DATABASE_URL: 'mysql://folio:S3cretPw@db/folio?password=S3cretPw',
+          FOLIO_ADMIN_TOKEN: 'Top Secret Admin',
+          FOLIO_SECRET_KEY: 'c2VjcmV0',
+          FOLIO_REDIS_URL: 'http://:S3cretPw@cache',
+        }),
+      (error: ConfigError) => {
+        const text = error.problems.join('\n');
+        assert.equal(error.problems.length, 4, text);
+        assert.doesNotMatch(text, /S3cretPw|Top Secret|c2VjcmV0/);
+        assert.match(text, /^DATABASE_URL="mysql:\/\/folio@db\/folio\?password=redacted" is not valid/m);
+        assert.match(text, /^FOLIO_ADMIN_TOKEN \(value not shown\) is not valid/m);
+        return true;
+      },
+    );
   });
 });

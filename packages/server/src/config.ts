@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { SqliteSynchronous } from './db/sqlite.ts';
+import { redactUrl } from './redact-url.ts';
 
 /** Everything the server reads from its environment, parsed and checked. */
 export interface Config {
@@ -89,6 +90,18 @@ export function parseDuration(text: string): number | undefined {
   return Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? 's']!);
 }
 
+// Variables whose values are credentials: a refusal names them without printing what was set,
+// since start-up errors end up in logs and terminals.
+const SECRET_VARIABLES = new Set(['FOLIO_ADMIN_TOKEN', 'FOLIO_SECRET_KEY']);
+const URL_VARIABLES = new Set(['DATABASE_URL', 'FOLIO_REDIS_URL']);
+
+/** `=<value>` as a refusal shows it: a URL without its password, a secret not at all. */
+function shown(name: string, raw: string): string {
+  if (SECRET_VARIABLES.has(name)) return ' (value not shown)';
+  if (URL_VARIABLES.has(name)) return `=${JSON.stringify(redactUrl(raw, '(not a URL)'))}`;
+  return `=${JSON.stringify(raw)}`;
+}
+
 /**
  * Reads the configuration from `env`. Collects every problem before failing so an operator
  * fixes them all in one go.
@@ -100,7 +113,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     if (raw === undefined || raw === '') return fallback;
     const value = parse(raw);
     if (value === undefined) {
-      problems.push(`${name}=${JSON.stringify(raw)} is not valid: expected ${expected}`);
+      problems.push(`${name}${shown(name, raw)} is not valid: expected ${expected}`);
       return fallback;
     }
     return value;

@@ -299,6 +299,10 @@ for (const dialect of DIALECTS) {
         '/dashboard/projects/prj_missing',
         '/dashboard/projects/prj_missing/articles',
         '/dashboard/projects/prj_missing/settings',
+        // Names every object has are no assets either.
+        '/dashboard/assets/constructor',
+        '/dashboard/assets/__proto__',
+        '/dashboard/assets/toString',
       ]) {
         const page = await browser.get(url);
         assert.equal(page.statusCode, 404, url);

@@ -63,8 +63,9 @@ async function installDashboard(
   installGuard(app, deps, credential, new URL(baseUrl).origin);
   installErrorPages(app);
   app.get('/assets/:name', async (request, reply) => {
-    const asset = ASSETS[(request.params as { name: string }).name as keyof typeof ASSETS];
-    if (!asset) throw new AppError('not_found');
+    const { name } = request.params as { name: string };
+    if (!Object.hasOwn(ASSETS, name)) throw new AppError('not_found');
+    const asset = ASSETS[name as keyof typeof ASSETS];
     return reply.header('cache-control', 'no-cache').type(asset.type).send(asset.body);
   });
   installSessionRoutes(app, deps, credential);

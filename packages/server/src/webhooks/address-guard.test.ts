@@ -22,6 +22,9 @@ describe('webhook address guard', () => {
       'fe80::1',
       'fc00::1',
       'fd00:ec2::254',
+      'fec0::1',
+      '100::1',
+      '2001:db8::1',
       '::ffff:127.0.0.1',
       '::ffff:7f00:1',
       '::ffff:a9fe:a9fe',
@@ -40,6 +43,7 @@ describe('webhook address guard', () => {
       '100.128.0.1',
       '11.0.0.1',
       '2606:4700::1111',
+      '2001:db9::1',
       '::ffff:8.8.8.8',
     ]) {
       assert.equal(forbiddenReason(address), undefined, address);

@@ -18,8 +18,12 @@ const BLOCKED_V4: Array<[string, number, string]> = [
 const BLOCKED_V6: Array<[string, number, string]> = [
   ['::', 128, 'an unspecified address'],
   ['::1', 128, 'a loopback address'],
+  ['100::', 64, 'a discard-only address'],
+  ['2001:db8::', 32, 'a documentation address'],
   ['fc00::', 7, 'a private (unique local) address'],
   ['fe80::', 10, 'a link-local address'],
+  // Deprecated (RFC 3879), but a network that still routes it routes it inside.
+  ['fec0::', 10, 'a site-local address'],
   ['ff00::', 8, 'a multicast address'],
 ];
 

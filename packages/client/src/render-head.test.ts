@@ -100,6 +100,9 @@ describe('renderHead', () => {
       ['https://www.example.com/ignored/path?q=1', '/my-post', 'https://www.example.com/my-post'],
       ['http://localhost:3000', '/blog/caf%C3%A9', 'http://localhost:3000/blog/caf%C3%A9'],
       ['https://EXAMPLE.com', 'no-leading-slash', 'https://example.com/no-leading-slash'],
+      ['https://www.example.com', '/blog//a///', 'https://www.example.com/blog//a'],
+      ['https://www.example.com', '///', 'https://www.example.com'],
+      ['https://www.example.com', `${'/'.repeat(50_000)}x`, `https://www.example.com${'/'.repeat(50_000)}x`],
     ];
     for (const [origin, path, expected] of cases) {
       assert.equal(canonicalUrl(origin, path), expected);

@@ -218,11 +218,13 @@ for (const dialect of DIALECTS) {
       assert.equal(proxied.statusCode, 303);
     });
 
-    test('the cookie is Secure when the request came over https, and only then', () => {
+    test('the cookie is Secure when the request came over https or the public address is https', () => {
       // inject cannot make an encrypted socket; request.protocol is what Fastify derives from one.
-      const over = (protocol: string) => sessionCookie({ protocol } as FastifyRequest, 'id', 60);
+      const over = (protocol: string, origin = 'http://localhost:8080') =>
+        sessionCookie({ protocol } as FastifyRequest, 'id', 60, origin);
       assert.match(over('https'), /; Secure$/);
       assert.doesNotMatch(over('http'), /Secure/);
+      assert.match(over('http', 'https://folio.example.com'), /; Secure$/, 'behind a proxy that ends TLS');
     });
 
     test('sign out ends the session on the server: the old cookie no longer opens a page', async () => {

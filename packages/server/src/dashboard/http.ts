@@ -34,9 +34,18 @@ export function readSessionCookie(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-/** HttpOnly, SameSite=Strict, only under /dashboard, and Secure when the request came over https. */
-export function sessionCookie(request: FastifyRequest, value: string, maxAgeSeconds: number): string {
-  const secure = request.protocol === 'https' ? '; Secure' : '';
+/**
+ * HttpOnly, SameSite=Strict, only under /dashboard, and Secure when the request came over https
+ * or the server's public address (FOLIO_BASE_URL) is https: behind a proxy that ends TLS, the
+ * request itself may arrive over http when the proxy is not trusted to say otherwise.
+ */
+export function sessionCookie(
+  request: FastifyRequest,
+  value: string,
+  maxAgeSeconds: number,
+  publicOrigin: string,
+): string {
+  const secure = request.protocol === 'https' || publicOrigin.startsWith('https:') ? '; Secure' : '';
   return `${SESSION_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
 }
 

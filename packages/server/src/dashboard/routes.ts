@@ -68,7 +68,7 @@ async function installDashboard(
     const asset = ASSETS[name as keyof typeof ASSETS];
     return reply.header('cache-control', 'no-cache').type(asset.type).send(asset.body);
   });
-  installSessionRoutes(app, deps, credential);
+  installSessionRoutes(app, deps, credential, new URL(baseUrl).origin);
   await app.register(projectRoutes({ deps, baseUrl, lastHour }));
   await app.register(articleRoutes({ deps, baseUrl }));
 }
@@ -147,7 +147,12 @@ function installErrorPages(app: FastifyInstance): void {
   );
 }
 
-function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credential: AdminCredential): void {
+function installSessionRoutes(
+  app: FastifyInstance,
+  deps: ServiceDeps,
+  credential: AdminCredential,
+  publicOrigin: string,
+): void {
   app.get<{ Querystring: { next?: string } }>('/sign-in', async (request, reply) => {
     const next = dashboardReturn(request.query.next);
     if (await findSession(deps, credential, readSessionCookie(request), { takeFlash: false })) {
@@ -166,7 +171,10 @@ function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credentia
       // Signing in again replaces the browser's previous session rather than leaving it alive.
       const previous = await findSession(deps, credential, readSessionCookie(request), { takeFlash: false });
       if (previous) await signOut(deps, previous.session);
-      reply.header('set-cookie', sessionCookie(request, session.id, SESSION_LIFETIME_MS / 1000));
+      reply.header(
+        'set-cookie',
+        sessionCookie(request, session.id, SESSION_LIFETIME_MS / 1000, publicOrigin),
+      );
       return reply
         .code(303)
         .header('location', next ?? '/dashboard')
@@ -179,7 +187,7 @@ function installSessionRoutes(app: FastifyInstance, deps: ServiceDeps, credentia
 
   app.post('/sign-out', async (request, reply) => {
     await signOut(deps, sessionOf(request).session);
-    reply.header('set-cookie', sessionCookie(request, '', 0));
+    reply.header('set-cookie', sessionCookie(request, '', 0, publicOrigin));
     return reply.code(303).header('location', '/dashboard/sign-in').send();
   });
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { sitemapEntryWriter, toSitemapEntry } from './article-view.ts';
+import { firstParagraphSummary, sitemapEntryWriter, toSitemapEntry } from './article-view.ts';
 
 test('the sitemap entry writer writes the JSON of the entry object, for any slug and site', () => {
   const slug = fc.oneof(
@@ -26,4 +26,14 @@ test('the sitemap entry writer writes the JSON of the entry object, for any slug
     }),
     { numRuns: 2000, seed: process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined },
   );
+});
+
+test('a description cut where no word ends never splits a character in two', () => {
+  const paragraph = (text: string) => [{ type: 'paragraph' as const, content: [{ text }] }];
+  for (const text of ['😀'.repeat(100), `a${'😀'.repeat(100)}`, `${'x'.repeat(159)}😀`, 'y'.repeat(200)]) {
+    const description = firstParagraphSummary(paragraph(text));
+    assert.ok(description.isWellFormed(), JSON.stringify(description.slice(-2)));
+    assert.ok(text.startsWith(description));
+    assert.ok(description.length >= 159 && description.length <= 160, String(description.length));
+  }
 });

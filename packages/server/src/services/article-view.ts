@@ -189,7 +189,11 @@ export function firstParagraphSummary(blocks: Block[]): string {
   if (text.length <= DESCRIPTION_MAX) return text;
   const cut = text.slice(0, DESCRIPTION_MAX + 1);
   const boundary = cut.lastIndexOf(' ');
-  return (boundary > 0 ? cut.slice(0, boundary) : text.slice(0, DESCRIPTION_MAX)).trimEnd();
+  if (boundary > 0) return cut.slice(0, boundary).trimEnd();
+  // No word boundary: a hard cut, but not between the two halves of a character past U+FFFF
+  // (an emoji), which would leave a lone surrogate: not Unicode text.
+  const last = text.charCodeAt(DESCRIPTION_MAX - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? DESCRIPTION_MAX - 1 : DESCRIPTION_MAX);
 }
 
 /** The first image block's URL as an absolute URL, or null when it cannot be made absolute. */

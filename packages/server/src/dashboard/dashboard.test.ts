@@ -237,48 +237,36 @@ for (const dialect of DIALECTS) {
       assert.equal(after.headers.location, '/dashboard/sign-in');
     });
 
-    test('a session survives a restart: another app on the same database knows it', async () => {
-      const browser = await signIn(t);
-      const restarted = await buildApp({
+    /** The dashboard as another server on the same database, taking `token`, shows to `cookie`. */
+    const dashboardOfServerWith = async (token: string | undefined, cookie: string) => {
+      const app = await buildApp({
         db: t.db,
         baseUrl: 'http://folio.test',
-        adminCredential: await resolveAdminCredential({ db: t.db, now: t.clock.now }, ADMIN_TOKEN),
+        adminCredential: await resolveAdminCredential({ db: t.db, now: t.clock.now }, token),
         now: t.clock.now,
       });
       try {
-        const page = await restarted.inject({
-          method: 'GET',
-          url: '/dashboard',
-          headers: { cookie: browser.cookie },
-        });
-        assert.equal(page.statusCode, 200);
+        return await app.inject({ method: 'GET', url: '/dashboard', headers: { cookie } });
       } finally {
-        await restarted.close();
+        await app.close();
       }
+    };
+
+    test('a session survives a restart: another app on the same database knows it', async () => {
+      const browser = await signIn(t);
+      assert.equal((await dashboardOfServerWith(ADMIN_TOKEN, browser.cookie)).statusCode, 200);
     });
 
     test('a new admin token closes the sessions the old one opened', async () => {
       const browser = await signIn(t);
-      const page = async (token: string | undefined) => {
-        const app = await buildApp({
-          db: t.db,
-          baseUrl: 'http://folio.test',
-          adminCredential: await resolveAdminCredential({ db: t.db, now: t.clock.now }, token),
-          now: t.clock.now,
-        });
-        try {
-          return await app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: browser.cookie } });
-        } finally {
-          await app.close();
-        }
-      };
       // FOLIO_ADMIN_TOKEN changed, or unset so the stored (generated) token opens the server.
       for (const token of ['a-new-admin-token-0123456789', undefined]) {
-        const refused = await page(token);
+        const refused = await dashboardOfServerWith(token, browser.cookie);
         assert.equal(refused.statusCode, 303, `token ${token}`);
         assert.equal(refused.headers.location, '/dashboard/sign-in');
       }
-      assert.equal((await page(ADMIN_TOKEN)).statusCode, 200, 'the token it was opened with');
+      const opened = await dashboardOfServerWith(ADMIN_TOKEN, browser.cookie);
+      assert.equal(opened.statusCode, 200, 'the token it was opened with');
     });
 
     test('signing in again replaces the previous session', async () => {

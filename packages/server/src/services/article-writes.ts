@@ -39,25 +39,17 @@ export function contentColumns(input: ContentInput): ContentColumns {
 }
 
 export function contentDiffers(row: ContentColumns, fields: ContentColumns): boolean {
-  return (
-    row.slug !== fields.slug ||
-    row.title !== fields.title ||
-    row.related !== fields.related ||
-    stableStringify(JSON.parse(row.blocks)) !== stableStringify(JSON.parse(fields.blocks)) ||
-    stableStringify(JSON.parse(row.seo)) !== stableStringify(JSON.parse(fields.seo))
-  );
+  return differingPart(row, fields) !== undefined;
 }
 
-/**
- * Whether `fields`, which differ from `row` as ingested, change what the article serves. Only
- * the seo can differ and serve the same: an seo that spells out what its defaults give (the
- * title as its title, the first paragraph as its description) is the same served article, and
- * the contract makes such a replace a no-op.
- */
-function servesDifferently(row: ArticleRow, fields: ContentColumns, site: SiteSettings): boolean {
-  if (row.slug !== fields.slug || row.title !== fields.title || row.related !== fields.related) return true;
-  if (stableStringify(JSON.parse(row.blocks)) !== stableStringify(JSON.parse(fields.blocks))) return true;
-  return servedJson(row, site) !== servedJson({ ...row, seo: fields.seo }, site);
+/** Where `fields` differ from `row`: in the seo alone, elsewhere, or (undefined) nowhere. */
+function differingPart(row: ContentColumns, fields: ContentColumns): 'seo' | 'content' | undefined {
+  if (row.slug !== fields.slug || row.title !== fields.title || row.related !== fields.related) {
+    return 'content';
+  }
+  if (stableStringify(JSON.parse(row.blocks)) !== stableStringify(JSON.parse(fields.blocks)))
+    return 'content';
+  return stableStringify(JSON.parse(row.seo)) !== stableStringify(JSON.parse(fields.seo)) ? 'seo' : undefined;
 }
 
 export interface Change {
@@ -80,8 +72,15 @@ export async function applyChange(
   now: number,
 ): Promise<ArticleRow> {
   const { content, publish } = change;
-  const ingested = content !== undefined && contentDiffers(existing, content);
-  const changed = ingested && servesDifferently(existing, content, site);
+  const part = content === undefined ? undefined : differingPart(existing, content);
+  const ingested = part !== undefined;
+  // An seo that spells out what its defaults give (the title as its title, the first paragraph
+  // as its description) serves the same article: the contract makes such a replace a no-op.
+  const changed =
+    part === 'content' ||
+    (part === 'seo' &&
+      content !== undefined &&
+      servedJson(existing, site) !== servedJson({ ...existing, seo: content.seo }, site));
   const wasPublished = existing.published === 1;
   const side = differing(existing, change.side ?? {});
   const served = changed || publish !== wasPublished;

@@ -59,8 +59,9 @@ async function installDashboard(
   app: FastifyInstance,
   { deps, credential, baseUrl, lastHour }: DashboardOptions,
 ) {
+  const publicOrigin = new URL(baseUrl).origin;
   installPlumbing(app);
-  installGuard(app, deps, credential, new URL(baseUrl).origin);
+  installGuard(app, deps, credential, publicOrigin);
   installErrorPages(app);
   app.get('/assets/:name', async (request, reply) => {
     const { name } = request.params as { name: string };
@@ -68,7 +69,7 @@ async function installDashboard(
     const asset = ASSETS[name as keyof typeof ASSETS];
     return reply.header('cache-control', 'no-cache').type(asset.type).send(asset.body);
   });
-  installSessionRoutes(app, deps, credential, new URL(baseUrl).origin);
+  installSessionRoutes(app, deps, credential, publicOrigin);
   await app.register(projectRoutes({ deps, baseUrl, lastHour }));
   await app.register(articleRoutes({ deps, baseUrl }));
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import { REDIS_URL, redisAvailable } from '../test/redis.ts';
 import { createRateLimits, type RateLimits } from './rate-limits.ts';
@@ -133,5 +134,44 @@ describe('a Redis that does not answer', () => {
     assert.equal(warnings.length, 2, 'one at start, one when requests are let through');
     assert.match(warnings[0]!, /not answering yet/);
     assert.match(warnings[1]!, /Redis is not answering/);
+  });
+});
+
+describe('a Redis that stops answering', () => {
+  test('lets requests through with a warning, rather than holding them', { timeout: 20_000 }, async () => {
+    // Answers the client's handshake, then nothing: a Redis frozen or cut off without a reset.
+    let frozen = false;
+    const sockets = new Set<net.Socket>();
+    const fake = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', (chunk) => {
+        if (frozen) return;
+        for (const command of chunk
+          .toString('latin1')
+          .split(/\*\d+\r\n/)
+          .slice(1)) {
+          const info = 'loading:0\r\n';
+          socket.write(/\bINFO\b/i.test(command) ? `$${info.length}\r\n${info}\r\n` : '+OK\r\n');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const { port } = fake.address() as net.AddressInfo;
+    try {
+      const warnings: string[] = [];
+      const rate = await limits({
+        perCredential: { points: 1, seconds: 10 },
+        authFailures: { points: 1, seconds: 60 },
+        redisUrl: `redis://127.0.0.1:${port}`,
+        warn: (message) => warnings.push(message),
+      });
+      assert.deepEqual(warnings, [], 'it answered the handshake');
+      frozen = true;
+      assert.equal((await rate.spend('k')!).allowed, true);
+      assert.match(warnings[0] ?? '', /Redis is not answering/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => fake.close(resolve));
+    }
   });
 });

@@ -188,12 +188,19 @@ const CLEAR_FOR_MS = 1_000;
 
 // How long start-up waits for Redis before it goes on without it (and warns).
 const REDIS_CONNECT_MS = 2_000;
+// How long a request waits for a Redis that stopped answering (frozen, or cut off without a
+// reset) before it is let through: without it, such a Redis held every request forever.
+const REDIS_COMMAND_MS = 500;
 
 /** Connects, waiting up to a moment for Redis so that budgets hold from the first request. */
 async function connectRedis(url: string, warn: RateLimitOptions['warn']): Promise<Redis> {
   // Loaded only when a Redis is configured: a server without one has no use for the client.
   const { Redis: RedisClient } = await import('ioredis');
-  const client = new RedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const client = new RedisClient(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: REDIS_COMMAND_MS,
+  });
   // Reconnection is ioredis's own; each failed command is reported through `outage`.
   client.on('error', () => {});
   const ready = await new Promise<boolean>((resolve) => {

@@ -16,6 +16,7 @@ describe('isDatabaseUnavailable', () => {
       failure({ message: 'Connection terminated unexpectedly' }),
       failure({ message: 'timeout exceeded when trying to connect' }),
       failure({ message: 'Query read timeout' }),
+      failure({ message: 'timeout expired' }),
       failure({ code: 'ERR_SQLITE_ERROR', errcode: 5, message: 'database is locked' }),
     ]) {
       assert.equal(isDatabaseUnavailable(error), true, error.message);

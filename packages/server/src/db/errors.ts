@@ -21,10 +21,11 @@ const SOCKET_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
-// What `pg` and `pg-pool` say, without a code, when a connection ends or cannot be had, or a
-// query goes unanswered past the pool's `query_timeout`.
+// What `pg` and `pg-pool` say, without a code, when a connection ends or cannot be had (`timeout
+// expired`: the socket opened but the server never answered, as a frozen one does), or a query
+// goes unanswered past the pool's `query_timeout`.
 const DRIVER_MESSAGES =
-  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Connection terminated due to connection timeout|Query read timeout)/;
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Connection terminated due to connection timeout|Query read timeout|timeout expired$)/;
 // SQLite: SQLITE_BUSY and SQLITE_LOCKED, another connection holding the file past the busy timeout.
 const SQLITE_BUSY_CODES = new Set([5, 6]);
 

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
 import { openDatabase } from './connect.ts';
@@ -138,6 +139,29 @@ describe('SQLite and the event loop', () => {
       const { rows } = await sql<{ n: number }>`select count(*) as n from t where n = 2`.execute(db);
       assert.ok(rows[0]!.n > 0, 'the transaction committed');
     } finally {
+      await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("another process's write lock is waited for between turns, not on the thread", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-lock-'));
+    const file = path.join(dir, 'folio.sqlite');
+    const db = new Kysely<unknown>({ dialect: openSqlite(file).dialect });
+    const other = new DatabaseSync(file);
+    try {
+      await sql`create table t (n integer)`.execute(db);
+      other.exec('begin immediate');
+      // Released by a timer: a wait on the thread would keep it from firing, and fail after 5 s.
+      setTimeout(() => other.exec('commit'), 100);
+      await sql`insert into t (n) values (1)`.execute(db);
+      other.exec('begin immediate');
+      setTimeout(() => other.exec('commit'), 100);
+      await db.transaction().execute((trx) => sql`insert into t (n) values (2)`.execute(trx));
+      const { rows } = await sql<{ n: number }>`select count(*) as n from t`.execute(db);
+      assert.equal(rows[0]!.n, 2);
+    } finally {
+      other.close();
       await db.destroy();
       fs.rmSync(dir, { recursive: true, force: true });
     }

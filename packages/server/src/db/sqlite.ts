@@ -5,6 +5,7 @@ import {
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
+  type QueryResult,
   SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
@@ -63,10 +64,14 @@ export function openSqlite(file: string, synchronous: SqliteSynchronous = 'norma
   const database = new DatabaseSync(file);
   // First, so every later statement waits for a lock instead of failing: switching a fresh
   // file to WAL takes one, and another process may be opening the same file at this instant.
-  database.exec('PRAGMA busy_timeout = 5000');
+  database.exec(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
   database.exec('PRAGMA journal_mode = WAL');
   database.exec('PRAGMA foreign_keys = ON');
   database.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  // From here on a statement that finds the file locked fails at once, and `givingTurns` waits
+  // for the lock between tries: SQLite's own wait holds the thread, and with it every request,
+  // for as long as another process (an import, a backup) holds the lock.
+  database.exec('PRAGMA busy_timeout = 0');
   const writes = { count: 0 };
   const dataVersion = database.prepare('PRAGMA data_version');
   const walHeader = file === ':memory:' ? () => undefined : createWalHeaderReader(file);
@@ -126,6 +131,15 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 // How long statements may run back to back before the event loop gets a turn.
 const TURN_AFTER_MS = 10;
+// How long a statement waits for another process's write lock before it fails (503).
+const LOCK_WAIT_MS = 5_000;
+// SQLITE_BUSY and SQLITE_LOCKED, in the low byte of the extended code.
+const LOCK_CODES = new Set([5, 6]);
+
+function isLocked(error: unknown): boolean {
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && LOCK_CODES.has(errcode & 0xff);
+}
 
 /**
  * node:sqlite runs each statement on the event loop's thread and the driver resolves at once, so
@@ -140,6 +154,20 @@ function givingTurns(connection: DatabaseConnection): DatabaseConnection {
   const rested = () => {
     busySince = undefined;
   };
+  // Inside a transaction the write lock is held (BEGIN IMMEDIATE), so only a statement outside
+  // one, the BEGIN included, can find the file locked.
+  let inTransaction = false;
+  const run = async (query: CompiledQuery) => {
+    const deadline = performance.now() + LOCK_WAIT_MS;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      try {
+        return await connection.executeQuery(query);
+      } catch (error) {
+        if (inTransaction || !isLocked(error) || performance.now() + pause > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  };
   return {
     async executeQuery(query) {
       if (busySince === undefined) {
@@ -148,7 +176,13 @@ function givingTurns(connection: DatabaseConnection): DatabaseConnection {
       } else if (performance.now() - busySince > TURN_AFTER_MS) {
         await new Promise((resolve) => setImmediate(resolve));
       }
-      return connection.executeQuery(query);
+      const control = /^\s*(begin|commit|end|rollback)\b/i.exec(query.sql)?.[1]?.toLowerCase();
+      // A COMMIT or ROLLBACK ends the transaction even when it fails (SQLite rolls back itself).
+      const result = await run(query).finally(() => {
+        if (control !== undefined && control !== 'begin') inTransaction = false;
+      });
+      if (control === 'begin') inTransaction = true;
+      return result as QueryResult<never>;
     },
     streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
   };

@@ -35,7 +35,7 @@ const SQLITE_BUSY_CODES = new Set([5, 6]);
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, message, errcode } = error as { code?: unknown; message?: unknown; errcode?: unknown };
+  const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && (UNREACHABLE_STATES.test(code) || SOCKET_CODES.has(code))) return true;
   // 55000 is a general state error; on connecting, it is a database closed to connections
   // (`ALLOW_CONNECTIONS false`, as during maintenance).
@@ -45,7 +45,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     message.includes('not currently accepting connections')
   )
     return true;
-  if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number')
-    return SQLITE_BUSY_CODES.has(errcode & 0xff);
+  if (code === 'ERR_SQLITE_ERROR') return isSqliteLocked(error);
   return typeof message === 'string' && DRIVER_MESSAGES.test(message);
+}
+
+/** True when `error` is SQLite finding the file locked by another connection. */
+export function isSqliteLocked(error: unknown): boolean {
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && SQLITE_BUSY_CODES.has(errcode & 0xff);
 }

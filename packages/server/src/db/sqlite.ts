@@ -12,6 +12,7 @@ import {
   SqliteDriver,
   type SqliteStatement,
 } from 'kysely';
+import { isSqliteLocked } from './errors.ts';
 import { createWalHeaderReader } from './wal-header.ts';
 
 /**
@@ -133,13 +134,6 @@ class ImmediateSqliteDriver extends SqliteDriver {
 const TURN_AFTER_MS = 10;
 // How long a statement waits for another process's write lock before it fails (503).
 const LOCK_WAIT_MS = 5_000;
-// SQLITE_BUSY and SQLITE_LOCKED, in the low byte of the extended code.
-const LOCK_CODES = new Set([5, 6]);
-
-function isLocked(error: unknown): boolean {
-  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
-  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && LOCK_CODES.has(errcode & 0xff);
-}
 
 /**
  * node:sqlite runs each statement on the event loop's thread and the driver resolves at once, so
@@ -163,7 +157,7 @@ function givingTurns(connection: DatabaseConnection): DatabaseConnection {
       try {
         return await connection.executeQuery(query);
       } catch (error) {
-        if (inTransaction || !isLocked(error) || performance.now() + pause > deadline) throw error;
+        if (inTransaction || !isSqliteLocked(error) || performance.now() + pause > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }

@@ -64,6 +64,14 @@ export function databaseUnavailable(): AppError {
   return new AppError('unavailable', 'The database cannot be reached at the moment; retry shortly.');
 }
 
+/** `503 unavailable` for a write the database refused to store (a full or read-only disk). */
+export function databaseCannotStore(): AppError {
+  return new AppError(
+    'unavailable',
+    'The database cannot store changes at the moment (its disk is full or read-only); retry later.',
+  );
+}
+
 /** `404 not_found` naming what was missing. */
 export function notFound(what: string): AppError {
   return new AppError('not_found', `${what} was not found.`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isDatabaseUnavailable } from './errors.ts';
+import { isDatabaseStorageRefusal, isDatabaseUnavailable } from './errors.ts';
 
 const failure = (fields: Record<string, unknown>) =>
   Object.assign(new Error(String(fields.message ?? '')), fields);
@@ -34,5 +34,31 @@ describe('isDatabaseUnavailable', () => {
       assert.equal(isDatabaseUnavailable(error), false, error.message);
     }
     assert.equal(isDatabaseUnavailable(undefined), false);
+  });
+});
+
+describe('isDatabaseStorageRefusal', () => {
+  test('a disk that is full, read-only or failing, and a read-only PostgreSQL', () => {
+    for (const error of [
+      failure({ code: 'ERR_SQLITE_ERROR', errcode: 13, message: 'database or disk is full' }),
+      failure({ code: 'ERR_SQLITE_ERROR', errcode: 778, message: 'disk I/O error' }),
+      failure({ code: 'ERR_SQLITE_ERROR', errcode: 8, message: 'attempt to write a readonly database' }),
+      failure({ code: '53100', message: 'could not extend file: No space left on device' }),
+      failure({ code: '25006', message: 'cannot execute UPDATE in a read-only transaction' }),
+    ]) {
+      assert.equal(isDatabaseStorageRefusal(error), true, error.message);
+    }
+  });
+
+  test('a locked file, a constraint or a bug is not', () => {
+    for (const error of [
+      failure({ code: 'ERR_SQLITE_ERROR', errcode: 5, message: 'database is locked' }),
+      failure({ code: 'ERR_SQLITE_ERROR', errcode: 19, message: 'UNIQUE constraint failed' }),
+      failure({ code: '23505', message: 'duplicate key value violates unique constraint' }),
+      new TypeError('Cannot read properties of undefined'),
+    ]) {
+      assert.equal(isDatabaseStorageRefusal(error), false, error.message);
+    }
+    assert.equal(isDatabaseStorageRefusal(null), false);
   });
 });

@@ -54,3 +54,22 @@ export function isSqliteLocked(error: unknown): boolean {
   const { code, errcode } = error as { code?: unknown; errcode?: unknown };
   return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && SQLITE_BUSY_CODES.has(errcode & 0xff);
 }
+
+// SQLite: SQLITE_READONLY, SQLITE_IOERR and SQLITE_FULL, extended codes included.
+const SQLITE_STORAGE_CODES = new Set([8, 10, 13]);
+// PostgreSQL: disk_full, and read_only_sql_transaction (a standby, or a database set read-only).
+const STORAGE_STATES = new Set(['53100', '25006']);
+
+/**
+ * True when `error` is the database refusing to store a change: its disk is full, read-only or
+ * failing. Nothing is wrong with the request, and reads still work, but no write can succeed
+ * until an operator makes room.
+ */
+export function isDatabaseStorageRefusal(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  if (typeof code === 'string' && STORAGE_STATES.has(code)) return true;
+  return (
+    code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && SQLITE_STORAGE_CODES.has(errcode & 0xff)
+  );
+}

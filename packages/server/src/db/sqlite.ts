@@ -123,6 +123,16 @@ class ImmediateSqliteDriver extends SqliteDriver {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
+  // SQLite rolls a transaction back itself when its COMMIT fails for a full disk or an I/O
+  // error; Kysely's ROLLBACK after that fails too, and its error would hide the real one.
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } catch (error) {
+      if (!/no transaction is active/.test((error as Error).message)) throw error;
+    }
+  }
+
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
     this.#connection ??= givingTurns(connection);

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../db/errors.ts';
-import { AppError, databaseUnavailable } from '../errors.ts';
+import { isDatabaseStorageRefusal, isDatabaseUnavailable } from '../db/errors.ts';
+import { AppError, databaseCannotStore, databaseUnavailable } from '../errors.ts';
 import { missingAdminToken } from '../services/admin-auth.ts';
 import { missingContentKey } from '../services/content-keys.ts';
 import { readBearerToken } from './bearer.ts';
@@ -18,7 +18,10 @@ import { describeValidationErrors, MAX_DETAILS, summarizeDetails } from './valid
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
-    if (appError.code === 'unavailable') request.log.warn({ err: error }, 'request needed the database');
+    // An operator has to make room; the database being away mends itself.
+    if (isDatabaseStorageRefusal(error))
+      request.log.error({ err: error }, 'the database refused to store a change');
+    else if (appError.code === 'unavailable') request.log.warn({ err: error }, 'request needed the database');
     else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, appError);
   });
@@ -110,6 +113,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 function toAppError(error: FastifyError): AppError {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error)) return databaseUnavailable();
+  if (isDatabaseStorageRefusal(error)) return databaseCannotStore();
   if (error.validation) {
     const part = error.validationContext ?? 'body';
     const details = describeValidationErrors(

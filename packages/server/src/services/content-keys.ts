@@ -1,4 +1,5 @@
 import type { ContentKey, CreatedContentKey } from '@folio/schema';
+import { isDatabaseStorageRefusal } from '../db/errors.ts';
 import type { ContentKeyRow, KeyKind, ProjectRow } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as keys from '../store/content-keys.ts';
@@ -105,7 +106,13 @@ export async function identifyContentKey(
   if (project.id !== projectId) return { keyId, kind, project, lastUsedAt: found.lastUsedAt ?? 0 };
   const now = deps.now();
   if (found.lastUsedAt === null || now - found.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
-    await keys.touchContentKey(deps.db, keyId, now);
+    try {
+      await keys.touchContentKey(deps.db, keyId, now);
+    } catch (error) {
+      // A key's last use is a note for the operator: a database that cannot store it (a full
+      // disk, a read-only standby) must not refuse the read it came with.
+      if (!isDatabaseStorageRefusal(error)) throw error;
+    }
     return { keyId, kind, project, lastUsedAt: now };
   }
   return { keyId, kind, project, lastUsedAt: found.lastUsedAt };

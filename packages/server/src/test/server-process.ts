@@ -36,9 +36,24 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+export interface ServerOptions {
+  /**
+   * Files the process writes cannot grow past this many KiB (`ulimit -f`): a write past it fails
+   * as it would on a full disk, without a disk to fill.
+   */
+  fileSizeLimitKiB?: number;
+}
+
 /** Starts `main.ts` as a real process and waits until it prints that it is running. */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, MAIN], {
+export async function startServer(
+  env: Record<string, string>,
+  options: ServerOptions = {},
+): Promise<ServerProcess> {
+  const command = [process.execPath, ...SERVER_NODE_FLAGS, MAIN];
+  if (options.fileSizeLimitKiB !== undefined) {
+    command.unshift('bash', '-c', `ulimit -f ${options.fileSizeLimitKiB} && exec "$@"`, 'bash');
+  }
+  const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

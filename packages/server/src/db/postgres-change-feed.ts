@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { createFailureStreak } from '../failure-streak.ts';
 import type { ChangeFeed } from './change-feed.ts';
 import { createAcknowledger, createBarriers, type LiveProcess } from './postgres-feed-barriers.ts';
 import { createLease, RENEW_LEASE_SQL } from './postgres-feed-lease.ts';
@@ -74,6 +75,14 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
     generation++;
     token = `feed:${generation}`;
   };
+  const reconnects = createFailureStreak({
+    failing: (error, tries) =>
+      warn(
+        `change feed: reconnecting failed (${tries} ${tries === 1 ? 'try' : 'tries'}): ${(error as Error).message}`,
+      ),
+    recovered: (tries) =>
+      warn(`change feed: reconnected after ${tries} failed ${tries === 1 ? 'try' : 'tries'}`),
+  });
   const lease = createLease(leaseMs);
   const barriers = createBarriers({
     id,
@@ -200,10 +209,13 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
 
   function scheduleReconnect(): void {
     reconnectTimer = setTimeout(() => {
-      connect().catch((error: unknown) => {
-        warn(`change feed: reconnecting failed: ${(error as Error).message}`);
-        if (!closing) scheduleReconnect();
-      });
+      connect().then(
+        () => reconnects.succeeded(),
+        (error: unknown) => {
+          reconnects.failed(error);
+          if (!closing) scheduleReconnect();
+        },
+      );
     }, RECONNECT_MS);
     reconnectTimer.unref();
   }

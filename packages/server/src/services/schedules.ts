@@ -1,4 +1,5 @@
 import type { AdminArticle, SchedulePatch } from '@folio/schema';
+import { createFailureStreak } from '../failure-streak.ts';
 import * as articles from '../store/articles.ts';
 import { inWriteBatch } from '../store/project-lock.ts';
 import { toAdminArticle } from './article-view.ts';
@@ -96,8 +97,7 @@ export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): S
   let running: Promise<number> | undefined;
   let queued: Promise<number> | undefined;
   let stopped = false;
-  // A database outage would otherwise be reported once a poll until it ends.
-  let failing = false;
+  const polls = createFailureStreak({ failing: (error) => options.onError(error) });
 
   /** The due articles of one project; one at a time when the batch fails, so one cannot hold up the rest. */
   async function apply(projectId: string, ids: string[]): Promise<number> {
@@ -173,15 +173,7 @@ export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): S
   }
 
   function run(): void {
-    runOnce().then(
-      () => {
-        failing = false;
-      },
-      (error: unknown) => {
-        if (!failing) options.onError(error);
-        failing = true;
-      },
-    );
+    runOnce().then(polls.succeeded, polls.failed);
   }
 
   return {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
 import { startReceiver } from '../test/receiver.ts';
 import { createTestApp, newArticle } from '../test/test-app.ts';
 
@@ -81,4 +83,23 @@ test('a retry goes out on its time, not at the next poll', async (t) => {
   const [first, second] = await receiver.waitFor(2, 10_000);
   const gap = second!.at - first!.at;
   assert.ok(gap >= 290, `the retry came ${gap} ms after the first attempt`);
+});
+
+test('claims that keep failing (the database gone) are logged once, and so is their end', async (t) => {
+  const lines: string[] = [];
+  const note = (_fields: unknown, message: string) => lines.push(message);
+  const logger = { error: note, info: note, warn: note } as unknown as Logger;
+  const app = await createTestApp('sqlite', { dispatcher: { pollIntervalMs: 5, logger } });
+  t.after(() => app.close());
+  // Every claim fails as it would with the database gone: the table it reads is not there.
+  await sql`alter table webhook_deliveries rename to webhook_deliveries_gone`.execute(app.db);
+  app.dispatcher.start();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sql`alter table webhook_deliveries_gone rename to webhook_deliveries`.execute(app.db);
+  const deadline = Date.now() + 3_000;
+  while (lines.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(lines, [
+    'claiming webhook deliveries failed; retrying',
+    'claiming webhook deliveries works again',
+  ]);
 });

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { DEFAULT_WEBHOOK_CONCURRENCY } from '../config.ts';
 import type { Database, DeliveryStatus, WebhookRow } from '../db/tables.ts';
+import { createFailureStreak } from '../failure-streak.ts';
 import { type DeliveryWithEvent, leaseDeliveries, selectDueDeliveries } from '../store/webhook-deliveries.ts';
 import { findWebhooks } from '../store/webhooks.ts';
 import { type Resolver, resolveWebhookTarget } from './address-guard.ts';
@@ -102,6 +103,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     else wakeRequested = true;
   };
   let loopDone: Promise<void> = Promise.resolve();
+  const claims = createFailureStreak({
+    failing: (error, tries) =>
+      options.logger?.error({ err: error, tries }, 'claiming webhook deliveries failed; retrying'),
+    recovered: (tries) => options.logger?.info({ tries }, 'claiming webhook deliveries works again'),
+  });
   // Retries this process scheduled, soonest first, and when the last claim looked: between
   // claims the loop sleeps until the next retry rather than a whole poll interval, so a retry
   // goes out on its time. Polling still finds those past the bound, and other processes' own.
@@ -266,8 +272,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       wakeRequested = false;
       try {
         for (const claimed of await claim()) void launch(claimed);
+        claims.succeeded();
       } catch (error) {
-        options.logger?.error({ err: error }, 'claiming webhook deliveries failed');
+        claims.failed(error);
       }
       if (!running) break;
       if (wakeRequested) continue;

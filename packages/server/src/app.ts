@@ -2,7 +2,7 @@ import type http from 'node:http';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { blocksJsonSchema } from '@folio/schema';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import {
   DEFAULT_AUTH_FAILURE_BUDGET,
@@ -12,6 +12,7 @@ import {
 } from './config.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { ChangeFeed, ChangeToken } from './db/change-feed.ts';
+import { createPatience, type Patience, withPatience } from './db/patience.ts';
 import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
 import { handleClientError, handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
@@ -188,6 +189,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installJsonBodyParser(app);
   installErrorHandling(app);
   installConditionalGets(app);
+  // A request's waits on the database share one bound (see `db/patience.ts`), from its first
+  // hook on (delivery requests look their key up there); entered again once the body is read,
+  // since what follows the body stream's events runs outside the scope.
+  const patiences = new WeakMap<FastifyRequest, Patience>();
+  app.addHook('onRequest', (request, _reply, done) => {
+    const patience = createPatience();
+    patiences.set(request, patience);
+    withPatience(done, patience);
+  });
+  app.addHook('preValidation', (request, _reply, done) => withPatience(done, patiences.get(request)));
   accounting.install(app);
   if (feed) settleWrites(app, feed);
 
@@ -269,8 +280,10 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 function settleWrites(app: FastifyInstance, feed: ChangeFeed): void {
   // A callback hook: reads, every answer of the full path, pass on without a promise each.
   app.addHook('onSend', (request, reply, payload, done) => {
-    const refused = reply.statusCode >= 400 && reply.statusCode < 500;
-    if (READS.has(request.method) || refused) {
+    // Refused, or the database away: nothing was acknowledged, and a barrier would not get
+    // through to a database that is away anyway.
+    const unacknowledged = (reply.statusCode >= 400 && reply.statusCode < 500) || reply.statusCode === 503;
+    if (READS.has(request.method) || unacknowledged) {
       done(null, payload);
       return;
     }

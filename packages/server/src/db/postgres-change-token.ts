@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withPatience } from './patience.ts';
 
 /**
  * PostgreSQL's change token: the WAL insert position of the cluster. Every commit that
@@ -18,8 +19,10 @@ export function postgresChangeToken(pool: pg.Pool): () => Promise<string> {
     text: 'select pg_current_wal_insert_lsn()::text',
     rowMode: 'array' as const,
   };
-  return async () => {
-    const { rows } = await pool.query<[string]>(query);
-    return rows[0]![0];
-  };
+  // Its own patience scope: waiting for a connection and for the answer share one bound.
+  return () =>
+    withPatience(async () => {
+      const { rows } = await pool.query<[string]>(query);
+      return rows[0]![0];
+    });
 }

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { withPatience } from './patience.ts';
 import { ackMessages } from './postgres-feed-messages.ts';
 
 /** A serving process with a live lease, and how long that lease still runs. */
@@ -111,7 +112,8 @@ export function createBarriers(options: BarrierOptions): Barriers {
         if (scheduled) return;
         scheduled = true;
         // The writers of one turn share a barrier.
-        setImmediate(() => void sendBarrier());
+        // In a patience scope of its own: the writers it serves have spent theirs on the write.
+        setImmediate(() => void withPatience(sendBarrier));
       });
     },
     acknowledged,

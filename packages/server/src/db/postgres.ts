@@ -1,5 +1,6 @@
 import { PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { currentPatience } from './patience.ts';
 
 const INT8_OID = 20;
 // A database that does not answer a connection attempt (a black-holed network, a failover in
@@ -10,6 +11,8 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
 /** For `queryTimeoutMs`: no deadline (migrations, which may rightly take long). */
 export const NO_QUERY_DEADLINE = 0;
 const READ_TIMEOUT_MESSAGE = 'Query read timeout';
+// pg-pool's own words for a wait for a connection that ran out, which `isDatabaseUnavailable` knows.
+const ACQUIRE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
 
 /** A client whose connection attempt fails after `CONNECT_TIMEOUT_MS`, whatever the pool waits. */
 class ConnectBoundedClient extends pg.Client {
@@ -61,11 +64,57 @@ export function connectPostgres(
   // queries (inside a transaction) has no listener, so every client gets one for its lifetime.
   // The query in progress fails on its own, and the pool drops the broken client on release.
   pool.on('error', () => {});
+  const patient = queryTimeoutMs !== NO_QUERY_DEADLINE;
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    dropOnReadTimeout(client);
+    boundQueries(client, patient ? queryTimeoutMs : undefined);
   });
+  if (patient) sharePatience(pool, queryTimeoutMs);
   return { dialect: new PostgresDialect({ pool }), pool };
+}
+
+type ConnectCallback = (error: Error | undefined, client?: pg.PoolClient, done?: () => void) => void;
+
+/**
+ * In a patience scope (`db/patience.ts`), waiting for a connection spends the scope's patience,
+ * and getting one restores it. A connection that arrives after the wait gave up goes back.
+ */
+function sharePatience(pool: pg.Pool, boundMs: number): void {
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  const acquire = (): Promise<pg.PoolClient> => {
+    const patience = currentPatience();
+    if (patience === undefined) return connect();
+    const left = patience.left(boundMs);
+    if (left <= 0) return Promise.reject(new Error(ACQUIRE_TIMEOUT_MESSAGE));
+    return new Promise((resolve, reject) => {
+      let late = false;
+      const timer = setTimeout(() => {
+        late = true;
+        reject(new Error(ACQUIRE_TIMEOUT_MESSAGE));
+      }, Math.ceil(left));
+      connect().then(
+        (client) => {
+          clearTimeout(timer);
+          if (late) return client.release();
+          patience.progress();
+          resolve(client);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          if (!late) reject(error);
+        },
+      );
+    });
+  };
+  // `pool.query` asks with a callback; Kysely awaits the promise.
+  (pool as unknown as { connect: (callback?: ConnectCallback) => unknown }).connect = (callback) => {
+    if (!callback) return acquire();
+    acquire().then(
+      (client) => callback(undefined, client, () => client.release()),
+      (error: Error) => callback(error),
+    );
+    return undefined;
+  };
 }
 
 /**
@@ -74,24 +123,52 @@ export function connectPostgres(
  * the ROLLBACK queued behind it times out unsent, for the next request on this connection to
  * run inside. The connection is dropped instead: the server rolls back what it held, and the
  * next request gets a fresh connection, or a prompt 503 while the database stays out of reach.
+ *
+ * With `boundMs`, a query in a patience scope waits only as long as the scope's patience lasts,
+ * and its answer restores it.
  */
-function dropOnReadTimeout(client: pg.PoolClient): void {
+function boundQueries(client: pg.PoolClient, boundMs: number | undefined): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const drop = (error: unknown) => {
     if ((error as Error | undefined)?.message !== READ_TIMEOUT_MESSAGE) return;
     (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
   };
   (client as unknown as { query: typeof query }).query = (...args) => {
+    const patience = boundMs === undefined ? undefined : currentPatience();
     // The pool's own `pool.query` passes a callback; Kysely awaits the promise.
     const callback = args.at(-1);
+    if (patience !== undefined) {
+      const left = Math.ceil(patience.left(boundMs!));
+      if (left <= 0) {
+        // Never sent, and the connection goes all the same: what is refused may be the ROLLBACK
+        // of a transaction that must not stay open on it for the next request.
+        const error = new Error(READ_TIMEOUT_MESSAGE);
+        drop(error);
+        if (typeof callback === 'function') return void callback(error);
+        return Promise.reject(error);
+      }
+      args[0] = withReadTimeout(args[0], left);
+    }
+    const settled = (error: unknown) => {
+      if (error) drop(error);
+      else patience?.progress();
+    };
     if (typeof callback === 'function') {
       args[args.length - 1] = (error: unknown, result: unknown) => {
-        drop(error);
+        settled(error);
         callback(error, result);
       };
     }
     const result = query(...args);
-    if (result instanceof Promise) result.catch(drop);
+    if (result instanceof Promise) result.then(() => settled(undefined), settled);
     return result;
   };
+}
+
+/** `query`'s first argument (SQL or a query config) with its own read timeout. */
+function withReadTimeout(text: unknown, timeoutMs: number): unknown {
+  if (typeof text === 'string') return { text, query_timeout: timeoutMs };
+  // A submittable (a cursor) carries its own settings.
+  if (typeof text !== 'object' || text === null || 'submit' in text) return text;
+  return { ...text, query_timeout: timeoutMs };
 }

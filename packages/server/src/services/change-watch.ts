@@ -56,7 +56,10 @@ export function createChangeWatch(read: ChangeToken, known?: () => string | unde
       token = undefined;
     }
     reading = false;
-    for (const then of served) then(token);
+    // No token reuses nothing, so it is safe to give at once to those waiting for the next
+    // read as well: with the database away, they would each wait out a read of their own.
+    const answered = token === undefined ? served.concat(waiters.splice(0)) : served;
+    for (const then of answered) then(token);
     if (waiters.length > 0) schedule();
   }
 

@@ -158,4 +158,27 @@ describe('createWebhookHandler behind a framework', () => {
     assert.equal(parsed.seen.status, 500);
     assert.match(String(errors[0]), /raw body/);
   });
+
+  it('reads the stream when a parser that skipped it left an empty body (Express 4)', async () => {
+    const calls: string[] = [];
+    const handler = createWebhookHandler({ secret: SECRET, onEvent: (_, id) => void calls.push(id) });
+    // Express 4's urlencoded(), mounted for the whole app, sets `req.body = {}` on a JSON request.
+    const server = createServer((req, res) => {
+      (req as typeof req & { body: unknown }).body = {};
+      void handler(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const body = event('content.created');
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        method: 'POST',
+        body,
+        headers: signed(body, 'msg_express4'),
+      });
+      assert.equal(res.status, 204);
+      assert.deepEqual(calls, ['msg_express4']);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });

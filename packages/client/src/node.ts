@@ -18,7 +18,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
   if (Buffer.isBuffer(parsed)) return Promise.resolve(parsed);
   if (typeof parsed === 'string') return Promise.resolve(Buffer.from(parsed, 'utf8'));
-  if (parsed !== undefined) {
+  // Express 4's parsers set `req.body = {}` when the content type is not theirs (a form
+  // parser mounted for the whole app), leaving the stream unread.
+  const untouched = isEmptyObject(parsed) && !req.readableDidRead && !req.readableEnded;
+  if (parsed !== undefined && !untouched) {
     return Promise.reject(
       new TypeError('createWebhookHandler needs the raw body: mount it before a JSON parser'),
     );
@@ -37,6 +40,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('end', () => (size > limit ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks))));
     req.on('error', reject);
   });
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+  );
 }
 
 /**

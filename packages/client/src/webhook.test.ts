@@ -125,6 +125,26 @@ describe('verifyWebhook', () => {
     }
   });
 
+  it("reads any Headers implementation, not only this runtime's global one", () => {
+    const headers = sign(body);
+    // As undici's or node-fetch's Headers: get/has, case-insensitive, but another class.
+    const lower = new Map(Object.entries(headers));
+    const foreign = {
+      get: (name: string) => lower.get(name.toLowerCase()) ?? null,
+      has: (name: string) => lower.has(name.toLowerCase()),
+    };
+    assert.deepEqual(verifyWebhook(body, foreign as unknown as Headers, SECRET), EVENT);
+  });
+
+  it('says to pass the raw body when given a parsed one, or when the signature does not match', () => {
+    assert.throws(
+      () => verifyWebhook(JSON.parse(body) as unknown as string, sign(body), SECRET),
+      (error: unknown) => error instanceof TypeError && /raw body as received/.test(error.message),
+    );
+    const reserialized = JSON.stringify(JSON.parse(body), null, 2);
+    assert.match(rejection(() => verifyWebhook(reserialized, sign(body), SECRET)).message, /raw body/);
+  });
+
   it('treats a malformed secret as misuse, not as a failed check', () => {
     assert.throws(() => verifyWebhook(body, sign(body), ''), TypeError);
     assert.throws(() => verifyWebhook(body, sign(body), 'whsec_not*base64!'), TypeError);

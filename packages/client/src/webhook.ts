@@ -58,9 +58,14 @@ export class WebhookVerificationError extends Error {
 const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
 function headerValue(headers: WebhookHeaders, name: string): string | undefined {
-  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  // Any `Headers` (undici's, node-fetch's, another realm's), not only this runtime's global,
+  // which `instanceof` alone would pass over and then find no header in.
+  if (typeof (headers as Headers).get === 'function' && typeof (headers as Headers).has === 'function') {
+    return (headers as Headers).get(name) ?? undefined;
+  }
   const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
-  const value = key === undefined ? undefined : headers[key];
+  const value =
+    key === undefined ? undefined : (headers as Record<string, string | string[] | undefined>)[key];
   return Array.isArray(value) ? value.join(' ') : value;
 }
 
@@ -70,6 +75,11 @@ function headerValue(headers: WebhookHeaders, name: string): string | undefined 
  */
 function bodyText(rawBody: string | Uint8Array | ArrayBuffer): string {
   if (typeof rawBody === 'string') return rawBody;
+  if (!(rawBody instanceof Uint8Array || rawBody instanceof ArrayBuffer || ArrayBuffer.isView(rawBody))) {
+    throw new TypeError(
+      'verifyWebhook needs the raw body as received (a string, Uint8Array or ArrayBuffer), not a parsed one',
+    );
+  }
   return new TextDecoder('utf-8', { ignoreBOM: true }).decode(rawBody);
 }
 
@@ -102,7 +112,12 @@ function checkSignature(payload: string, headers: WebhookHeaders, secret: string
   } catch (error) {
     if (!(error instanceof SignatureError)) throw error;
     const stale = /timestamp too (old|new)/i.test(error.message);
-    throw new WebhookVerificationError(stale ? 'stale_timestamp' : 'invalid_signature', error.message);
+    if (stale) throw new WebhookVerificationError('stale_timestamp', error.message);
+    // The usual cause when the secret is right: a body parsed and serialized again.
+    throw new WebhookVerificationError(
+      'invalid_signature',
+      `${error.message} (check the secret, and verify the raw body as received, not a re-serialized one)`,
+    );
   }
 }
 

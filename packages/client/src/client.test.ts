@@ -98,6 +98,33 @@ describe('createClient requests', () => {
     assert.equal(new URL(calls[0]!.url).search, '?page=1&limit=100');
   });
 
+  it('refuses a page other than the one asked for, rather than reading page 1 forever', async () => {
+    // A cache in front of Folio keyed without the query string answers page 1 to every page.
+    const page1 = () => json({ success: true, data: [item('a')], pagination: pagination(1, 3, 1) });
+    const { folio, calls } = client([page1(), page1(), page1()]);
+    const slugs: string[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const article of folio.articles({ limit: 1 })) slugs.push(article.slug);
+      })(),
+      (error: unknown) =>
+        error instanceof FolioError &&
+        error.code === 'invalid_response' &&
+        /page 2, got page 1/.test(error.message),
+    );
+    assert.deepEqual(slugs, ['a']);
+    assert.equal(calls.length, 2);
+  });
+
+  it('sends page and limit without URLSearchParams#size (older runtimes)', async (t) => {
+    const size = Object.getOwnPropertyDescriptor(URLSearchParams.prototype, 'size');
+    delete (URLSearchParams.prototype as { size?: number }).size;
+    t.after(() => Object.defineProperty(URLSearchParams.prototype, 'size', size!));
+    const { folio, calls } = client([json({ success: true, data: [], pagination: pagination(2, 2) })]);
+    await folio.listArticles({ page: 2, limit: 5 });
+    assert.equal(new URL(calls[0]!.url).search, '?page=2&limit=5');
+  });
+
   it('stops iterating at an empty page even if it claims more', async () => {
     const { folio, calls } = client([json({ success: true, data: [], pagination: { ...pagination(1, 5) } })]);
     const all = [];
@@ -245,6 +272,15 @@ describe('createClient sync', () => {
       calls.map((call) => call.url),
       [`${ROOT}/changes?since=old`, `${ROOT}/changes`],
     );
+  });
+
+  it('refuses a cursor that does not move, rather than reading the same page forever', async () => {
+    const { folio, calls } = client([changes([upsert('a')], 'c1', true), changes([upsert('a')], 'c1', true)]);
+    await assert.rejects(
+      folio.sync(),
+      (error: unknown) => error instanceof FolioError && error.code === 'invalid_response',
+    );
+    assert.equal(calls.length, 2);
   });
 
   it('throws other errors, and a 410 without a cursor', async () => {
@@ -443,7 +479,13 @@ describe('createClient guards', () => {
       [{ baseUrl: 'folio.example.com' }, /baseUrl must be an absolute http\(s\) URL/],
       [{ baseUrl: 'ftp://folio.example.com' }, /baseUrl must be an absolute http\(s\) URL/],
       [{ baseUrl: 'https://user:secret@folio.example.com' }, /baseUrl must not hold credentials/],
-      [{ timeoutMs: -1 }, /timeoutMs must be a finite number of milliseconds above 0, not -1/],
+      [{ timeoutMs: -1 }, /timeoutMs must be a number of milliseconds above 0, up to 2147483647, not -1/],
+      // Past what a timer holds: it would fire at once.
+      [{ timeoutMs: 2 ** 31 }, /timeoutMs must be/],
+      [
+        { maxRetryDelayMs: 30 * 24 * 3600_000 },
+        /maxRetryDelayMs must be a number of milliseconds from 0 to 2147483647/,
+      ],
       [{ timeoutMs: 0 }, /timeoutMs must be/],
       [{ timeoutMs: Number.NaN }, /timeoutMs must be/],
       [{ timeoutMs: '5000' as unknown as number }, /timeoutMs must be/],
@@ -459,6 +501,8 @@ describe('createClient guards', () => {
     }
     const edges = { retries: 0, retryDelayMs: 0, maxRetryDelayMs: 0, timeoutMs: 1 };
     assert.equal(typeof createClient({ ...options, ...edges }).getArticle, 'function');
+    const longest = { retryDelayMs: 2 ** 31 - 1, maxRetryDelayMs: 2 ** 31 - 1, timeoutMs: 2 ** 31 - 1 };
+    assert.equal(typeof createClient({ ...options, ...longest }).getArticle, 'function');
   });
 
   it('refuses a key under the wrong option, both keys, and a preview token as a key', () => {

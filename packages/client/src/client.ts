@@ -60,8 +60,14 @@ function apiRoot(baseUrl: string, projectId: string): string {
   return `${base}/api/v1/projects/${encodeURIComponent(required('projectId', projectId))}/content`;
 }
 
-const invalidResponse = (status: number) =>
-  new FolioError({ status, code: 'invalid_response', message: 'Folio answered with an unexpected body' });
+const invalidResponse = (status: number, message = 'Folio answered with an unexpected body') =>
+  new FolioError({ status, code: 'invalid_response', message });
+
+/** `?query`, or nothing for an empty one (`URLSearchParams#size` is missing on older runtimes). */
+function search(query: URLSearchParams): string {
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
 
 /** The `data` of a success body, checked with `valid`, or an `invalid_response` FolioError. */
 function successData<T>(status: number, body: unknown, valid: (data: unknown) => boolean): T {
@@ -102,8 +108,7 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
     const query = new URLSearchParams();
     if (page !== undefined) query.set('page', String(page));
     if (limit !== undefined) query.set('limit', String(limit));
-    const url = query.size ? `${root}?${query}` : root;
-    const answer = await getJson(url, settings, signal);
+    const answer = await getJson(`${root}${search(query)}`, settings, signal);
     const { status, body } = answer;
     if (status < 200 || status > 299) throw errorFromResponse(answer);
     const data = successData<ListItemOf<KeyKind>[]>(status, body, Array.isArray);
@@ -116,6 +121,14 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
   async function* articles({ limit = 100, signal }: Omit<ListArticlesOptions, 'page'> = {}) {
     for (let page = 1; ; page++) {
       const result = await listArticles({ page, limit, signal });
+      // Something between (a cache keyed without the query string) that answers page 1 to
+      // every page would have this read forever.
+      if (result.pagination.page !== page) {
+        throw invalidResponse(
+          200,
+          `Asked for page ${page}, got page ${result.pagination.page}: does a cache in front of Folio ignore the query string?`,
+        );
+      }
       yield* result.data;
       // An empty page that claims more would loop forever; stop rather than trust it.
       if (!result.pagination.hasNext || result.data.length === 0) return;
@@ -151,7 +164,7 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
     const query = new URLSearchParams();
     if (since !== undefined) query.set('since', since);
     if (limit !== undefined) query.set('limit', String(limit));
-    const answer = await getJson(`${root}/changes${query.size ? `?${query}` : ''}`, settings, signal);
+    const answer = await getJson(`${root}/changes${search(query)}`, settings, signal);
     const { status, body } = answer;
     if (status < 200 || status > 299) throw errorFromResponse(answer);
     return successData<ChangesPage | PreviewChangesPage>(status, body, isChangesPage);
@@ -174,6 +187,14 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
         reset = true;
         continue;
       }
+      // A cursor that does not move (a cache keyed without the query string) would repeat
+      // the same page forever.
+      if (page.hasMore && since !== undefined && page.cursor === since) {
+        throw invalidResponse(
+          200,
+          `The changes feed did not move past cursor ${since}: does a cache in front of Folio ignore the query string?`,
+        );
+      }
       changes.push(...page.changes);
       since = page.cursor;
       // An empty page that claims more would loop forever; stop rather than trust it.
@@ -191,10 +212,16 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
   };
 }
 
+// The longest a timer waits: a longer delay fires at once (Node warns, browsers are silent).
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const NUMBER_RULES = {
   count: [(n: number) => Number.isSafeInteger(n) && n >= 0, 'a whole number, 0 or more'],
-  delay: [(n: number) => Number.isFinite(n) && n >= 0, 'a finite number of milliseconds, 0 or more'],
-  timeout: [(n: number) => Number.isFinite(n) && n > 0, 'a finite number of milliseconds above 0'],
+  delay: [(n: number) => n >= 0 && n <= MAX_TIMER_MS, `a number of milliseconds from 0 to ${MAX_TIMER_MS}`],
+  timeout: [
+    (n: number) => n > 0 && n <= MAX_TIMER_MS,
+    `a number of milliseconds above 0, up to ${MAX_TIMER_MS}`,
+  ],
 } as const;
 
 /**

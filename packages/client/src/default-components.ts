@@ -5,7 +5,11 @@ import type { RenderContext } from './render-context.ts';
 
 /** The block of one `type`. */
 export type BlockOf<K extends BlockType> = Extract<Block, { type: K }>;
-/** Renders one block of type `K` to HTML; a returned string is inserted as is (trusted). */
+/**
+ * Renders one block of type `K` to HTML. A returned string is inserted as is (trusted), and the
+ * block's fields are the article's text as written: build the HTML with `html`, which escapes
+ * them, never with a plain template literal.
+ */
 export type BlockComponent<K extends BlockType> = (
   block: BlockOf<K>,
   ctx: RenderContext,

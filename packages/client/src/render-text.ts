@@ -29,12 +29,16 @@ export interface LinkProps {
    * like any attribute all the same (`html` does).
    */
   href: string;
+  /** The article's text as written, NOT escaped: build with `html`, which escapes it. */
   rel?: string;
   /** The run's text with its marks, already escaped. */
   children: SafeHtml;
 }
 
-/** Renders a link; called only for hrefs that passed seed rule 2. */
+/**
+ * Renders a link; called only for hrefs that passed seed rule 2. A returned string is inserted
+ * as is (trusted): build it with `html`, since a template literal would insert `rel` raw.
+ */
 export type LinkComponent = (props: LinkProps) => string | SafeHtml;
 
 /**

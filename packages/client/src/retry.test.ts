@@ -4,6 +4,24 @@ import { backoffDelay, parseRetryAfter, sleep } from './retry.ts';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2026-11-22T10:00:00.000Z');
+  it('reads an asctime date, which has no zone, as GMT whatever the local zone', (t) => {
+    const zone = process.env.TZ;
+    t.after(() => {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    });
+    const now = Date.parse('2026-11-28T09:00:00Z');
+    for (const tz of ['UTC', 'America/New_York', 'Asia/Tokyo']) {
+      process.env.TZ = tz;
+      assert.equal(parseRetryAfter('Sat Nov 28 09:00:30 2026', now), 30_000, tz);
+      assert.equal(
+        parseRetryAfter('Sat Nov  7 09:00:30 2026', Date.parse('2026-11-07T09:00:00Z')),
+        30_000,
+        tz,
+      );
+    }
+  });
+
   it('reads delta-seconds and HTTP dates', () => {
     assert.equal(parseRetryAfter('0', now), 0);
     assert.equal(parseRetryAfter(' 12 ', now), 12_000);

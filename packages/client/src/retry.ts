@@ -8,6 +8,9 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
+// RFC 9110's obsolete asctime date, `Sun Nov  6 08:49:37 1994`.
+const ASCTIME = /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/;
+
 /**
  * Milliseconds a `Retry-After` header asks to wait (delta-seconds or an HTTP date), or
  * undefined when absent or unreadable.
@@ -20,7 +23,9 @@ export function parseRetryAfter(header: string | null, now: number): number | un
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1000;
   // HTTP dates begin with a day name; without this check Date.parse would read '1.5' as a year.
-  const date = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
+  // The asctime form has no zone and means GMT, where Date.parse would take local time.
+  const zoned = ASCTIME.test(value) ? `${value} GMT` : value;
+  const date = /^[A-Za-z]{3}/.test(value) ? Date.parse(zoned) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 

@@ -68,6 +68,15 @@ describe('sitemapXml', () => {
     );
   });
 
+  it('skips a url, and leaves out a lastmod, that only held characters XML forbids', () => {
+    const xml = sitemapXml([
+      { url: 'https://e.com/a', lastModified: '\ufffe' },
+      { url: '\u0001', lastModified: '2026-01-01' },
+    ]);
+    assert.match(xml, /<url><loc>https:\/\/e\.com\/a<\/loc><\/url>/);
+    assert.doesNotMatch(xml, /<lastmod><\/lastmod>|<loc><\/loc>/);
+  });
+
   it('skips an entry with an empty url and writes no lastmod for an empty lastModified', () => {
     const xml = sitemapXml([entry('', '2026-01-01'), entry('https://example.com/ok', '')]);
     assert.equal((xml.match(/<url>/g) ?? []).length, 1);

@@ -35,7 +35,9 @@ function absoluteUrl(url: unknown): string | undefined {
 const XML_HEADER = '<?xml version="1.0" encoding="UTF-8"?>';
 const NAMESPACE = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 
-const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
+// Judged after the characters XML cannot hold are dropped, which could leave nothing.
+const nonEmpty = (value: unknown): value is string =>
+  typeof value === 'string' && value.replace(XML_INVALID, '') !== '';
 
 // Seed, Sitemap entry: `url` "becomes the loc value" and `lastModified` "becomes the lastmod
 // value", so both are written as given, only escaped; an empty lastmod is left out.

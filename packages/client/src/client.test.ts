@@ -479,6 +479,9 @@ describe('createClient guards', () => {
       [{ baseUrl: 'folio.example.com' }, /baseUrl must be an absolute http\(s\) URL/],
       [{ baseUrl: 'ftp://folio.example.com' }, /baseUrl must be an absolute http\(s\) URL/],
       [{ baseUrl: 'https://user:secret@folio.example.com' }, /baseUrl must not hold credentials/],
+      // The API's address copied from a curl example: every read would be a 404.
+      [{ baseUrl: 'https://folio.example.com/api/v1' }, /baseUrl is the server's address, without \/api\/v1/],
+      [{ baseUrl: 'https://folio.example.com/folio/api/v1/projects/p/content' }, /without \/api\/v1/],
       [{ timeoutMs: -1 }, /timeoutMs must be a number of milliseconds above 0, up to 2147483647, not -1/],
       // Past what a timer holds: it would fire at once.
       [{ timeoutMs: 2 ** 31 }, /timeoutMs must be/],

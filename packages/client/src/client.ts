@@ -56,6 +56,13 @@ function apiRoot(baseUrl: string, projectId: string): string {
       '@folio/client: baseUrl must not hold credentials; the key is sent as a bearer token',
     );
   }
+  // The server's address, not the API's: copied from a curl example, every path would be
+  // doubled, and getArticle would answer null (a 404) for every slug without a word.
+  if (/\/api\/v1(\/|$)/.test(url.pathname)) {
+    throw new TypeError(
+      `@folio/client: baseUrl is the server's address, without /api/v1 (not ${JSON.stringify(baseUrl)})`,
+    );
+  }
   const base = url.href.replace(/[?#].*$/, '').replace(/\/+$/, '');
   return `${base}/api/v1/projects/${encodeURIComponent(required('projectId', projectId))}/content`;
 }

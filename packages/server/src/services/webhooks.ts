@@ -1,5 +1,6 @@
 import type { Delivery, Pagination, Webhook } from '@folio/schema';
-import type { AttemptRow, DeliveryStatus, WebhookRow } from '../db/tables.ts';
+import type { Transaction } from 'kysely';
+import type { AttemptRow, Database, DeliveryStatus, WebhookRow } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import { pruneEvents } from '../store/events.ts';
 import * as deliveries from '../store/webhook-deliveries.ts';
@@ -117,14 +118,7 @@ export async function sendTestEvent(
 ): Promise<{ deliveryId: string; webhookId: string }> {
   await requireProject(deps, projectId);
   return transact(deps, async (trx) => {
-    const webhook = await findWebhook(trx, projectId);
-    if (!webhook?.url) throw new AppError('conflict', 'The project has no webhook URL; set one first.');
-    if (webhook.disabled_at !== null) {
-      throw new AppError(
-        'conflict',
-        `The webhook is disabled (${webhook.disabled_reason}); set the URL again to enable it.`,
-      );
-    }
+    await requireSendableWebhook(trx, projectId);
     const { eventId, deliveryId } = await recordEvent(trx, projectId, 'webhook.test', {}, deps.now());
     return { deliveryId: deliveryId!, webhookId: eventId };
   });
@@ -191,8 +185,25 @@ export async function countRecentDeliveries(
 export async function retryDelivery(deps: ServiceDeps, projectId: string, deliveryId: string): Promise<void> {
   await requireProject(deps, projectId);
   const now = deps.now();
-  const found = await transact(deps, (trx) => deliveries.requestResend(trx, projectId, deliveryId, now));
+  const found = await transact(deps, async (trx) => {
+    const resent = await deliveries.requestResend(trx, projectId, deliveryId, now);
+    // Said as the test action says it, rather than "queued" for an attempt bound to fail.
+    if (resent) await requireSendableWebhook(trx, projectId);
+    return resent;
+  });
   if (!found) throw notFound(`Delivery "${deliveryId}"`);
+}
+
+/** 409 unless the project has a webhook URL that is not disabled. */
+async function requireSendableWebhook(trx: Transaction<Database>, projectId: string): Promise<void> {
+  const webhook = await findWebhook(trx, projectId);
+  if (!webhook?.url) throw new AppError('conflict', 'The project has no webhook URL; set one first.');
+  if (webhook.disabled_at !== null) {
+    throw new AppError(
+      'conflict',
+      `The webhook is disabled (${webhook.disabled_reason}); set the URL again to enable it.`,
+    );
+  }
 }
 
 function toDelivery(row: deliveries.DeliveryWithEvent, attempts: AttemptRow[]): Delivery {

@@ -202,6 +202,11 @@ for (const dialect of DIALECTS) {
       assert.equal(webhook.enabled, false);
       assert.match(webhook.disabledReason, /410/);
       assert.equal((await s.t.admin('POST', `${s.hook}/test`)).statusCode, 409);
+      // A retry would fail the same way: refused as the test action is, and left as it was.
+      const retry = await s.t.admin('POST', `${s.hook}/deliveries/${delivery!.id}/retry`);
+      assert.equal(retry.statusCode, 409);
+      assert.match(retry.json().error.message, /disabled/);
+      assert.equal((await deliveryLog(s))[0]!.status, 'failed');
 
       await s.t.putArticle(s.projectId, 'a2', newArticle({ published: true }));
       assert.equal((await deliveryLog(s)).length, 1, 'no delivery while disabled');
@@ -211,6 +216,11 @@ for (const dialect of DIALECTS) {
       s.receiver.fallback = { status: 204 };
       await s.t.putArticle(s.projectId, 'a3', newArticle({ published: true }));
       assert.equal(await s.t.dispatcher.runOnce(), 1);
+
+      await s.t.admin('PUT', s.hook, { url: null });
+      const orphan = await s.t.admin('POST', `${s.hook}/deliveries/${delivery!.id}/retry`);
+      assert.equal(orphan.statusCode, 409);
+      assert.match(orphan.json().error.message, /no webhook URL/);
     });
 
     test('429 and 503 with Retry-After are honoured within the schedule bounds', async () => {

@@ -137,7 +137,8 @@ export function webhookRoutes(deps: ServiceDeps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'retryWebhookDelivery',
-          summary: 'Send a delivery again now; its attempts keep counting',
+          summary:
+            'Send a delivery again now; its attempts keep counting (409 without a webhook URL to send to)',
           params: Type.Object({ projectId: Type.String(), deliveryId: Type.String() }),
           response: { 202: Success(Type.Object({ deliveryId: Type.String() })), ...errorResponses },
         },

@@ -11,7 +11,7 @@ import { discardDraft } from '../services/drafts.ts';
 import { createPreviewLink } from '../services/preview-links.ts';
 import { getProject } from '../services/projects.ts';
 import { scheduleArticle } from '../services/schedules.ts';
-import { type FormTarget, formBody, refuseForm, runAction, sendHtml, sessionOf } from './http.ts';
+import { type FormTarget, formBody, pageNumber, refuseForm, runAction, sendHtml, sessionOf } from './http.ts';
 import { articlePage, previewLinkPage } from './pages/article.ts';
 import { articlesPage } from './pages/articles.ts';
 import { projectPath } from './pages/layout.ts';
@@ -40,10 +40,7 @@ export function articleRoutes({ deps, baseUrl }: ArticleRoutesOptions): FastifyP
         const { session, flash } = sessionOf(request);
         const project = await getProject(deps, request.params.projectId);
         const search = String(request.query.q ?? '').slice(0, SEARCH_MAX);
-        const page = Math.max(
-          1,
-          Math.min(1_000_000, Number.parseInt(String(request.query.page ?? '1'), 10) || 1),
-        );
+        const page = pageNumber(request.query.page);
         const query = { limit: PAGE_SIZE, titleSearch: search };
         let list = await listArticles(deps, project.id, { ...query, page });
         // A page past the end (its last article deleted, a stale link) shows the last page, in

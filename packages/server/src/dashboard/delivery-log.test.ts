@@ -49,7 +49,13 @@ for (const dialect of DIALECTS) {
       // The test schedule's first retry comes a second after the first attempt.
       const next = new Date(t.clock.now() + 1_000).toISOString();
       assert.match(cell('Next attempt'), new RegExp(`<time datetime="${next}">`));
-      assert.match(group, /aria-label="Retry content\.created delivery">Retry<\/button>/);
+      // Named by its event, article and time, so a list of the page's buttons tells rows apart.
+      const created = new Date(t.clock.now()).toISOString();
+      const when = `${created.slice(0, 10)} ${created.slice(11, 19)} UTC`;
+      assert.ok(
+        group.includes(`aria-label="Retry content.created of first-light, ${when}">Retry</button>`),
+        group,
+      );
 
       // The detail: the body as sent, pretty-printed, and the first 500 characters of the answer.
       const sent = receiver.received[0]!;
@@ -118,9 +124,48 @@ for (const dialect of DIALECTS) {
       assert.equal(cell('Next attempt'), 'due now');
       assert.match(
         detail,
-        /<summary>Payload and last response<span class="sr-only"> of the webhook\.test delivery/,
+        /<summary>Payload and last response<span class="sr-only"> of webhook\.test, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/,
       );
       assert.match(detail, /Not sent yet\./);
+    });
+
+    test('the log pages back through older deliveries, and a retry returns to its page', async () => {
+      const project = await t.createProject({ name: 'Busy' });
+      const base = `/dashboard/projects/${project.id}`;
+      await t.admin('PUT', `/admin/v1/projects/${project.id}/webhook`, { url: receiver.url });
+      for (let i = 0; i < 25; i++) {
+        assert.equal(
+          (await t.admin('POST', `/admin/v1/projects/${project.id}/webhook/test`)).statusCode,
+          202,
+        );
+      }
+      const rows = (page: string) => [...page.matchAll(/<tbody class="delivery"/g)].length;
+
+      const first = (await browser.get(base)).body;
+      assert.equal(rows(first), 20);
+      assert.match(first, /Deliveries 1–20 of 25, newest first\./);
+      assert.ok(
+        first.includes(`<a href="${base}?log=2#log-title" rel="next">Older</a>`),
+        'a way to the rest',
+      );
+      assert.ok(first.includes(`data-refresh="${base}/deliveries"`));
+
+      const second = (await browser.get(`${base}?log=2`)).body;
+      assert.equal(rows(second), 5);
+      assert.match(second, /Deliveries 21–25 of 25/);
+      assert.ok(second.includes(`<a href="${base}#log-title" rel="prev">Newer</a>`));
+      // The live refresh reloads the page shown, not the first.
+      assert.ok(second.includes(`data-refresh="${base}/deliveries?page=2"`));
+      assert.equal(rows((await browser.get(`${base}/deliveries?page=2`)).body), 5);
+      // The oldest delivery, out of the first page's reach, can be retried, back on its page.
+      const oldest = /data-delivery="([^"]+)"/g.exec(
+        second.slice(second.lastIndexOf('<tbody class="delivery"')),
+      )![1]!;
+      const retry = await browser.post(`${base}/webhook/deliveries/${oldest}/retry`, { log: '2' });
+      assert.equal(retry.statusCode, 303);
+      assert.equal(retry.headers.location, `${base}?log=2#log-title`);
+      // Past the end (a stale link): the last page.
+      assert.equal(rows((await browser.get(`${base}?log=9`)).body), 5);
     });
   });
 }

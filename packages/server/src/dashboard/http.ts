@@ -104,6 +104,11 @@ export function formBody(request: FastifyRequest): FormBody {
   return (request.body as FormBody | undefined) ?? {};
 }
 
+/** A `?page=` value as a page number: 1 for anything that is not one, bounded above. */
+export function pageNumber(raw: unknown): number {
+  return Math.max(1, Math.min(1_000_000, Number.parseInt(String(raw ?? '1'), 10) || 1));
+}
+
 export function sendHtml(reply: FastifyReply, page: string, status = 200): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(page);
 }

@@ -15,9 +15,9 @@ import {
   sendTestEvent,
   setWebhookUrl,
 } from '../services/webhooks.ts';
-import { formBody, runAction, sendHtml, sessionOf } from './http.ts';
+import { formBody, pageNumber, runAction, sendHtml, sessionOf } from './http.ts';
 import { deliveryPage } from './pages/delivery.ts';
-import { deliveryLog } from './pages/delivery-log.ts';
+import { deliveryLog, logLink } from './pages/delivery-log.ts';
 import { projectPath } from './pages/layout.ts';
 import { projectsPage } from './pages/projects.ts';
 import { PREVIEW_URL_LABELS, SITE_LABELS, settingsPage } from './pages/settings.ts';
@@ -36,6 +36,15 @@ export interface ProjectRoutesOptions {
 
 /** Projects, a project's Delivery page with its cards' forms, and its Settings page. */
 export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions): FastifyPluginAsync {
+  /** A page of the delivery log; past the end (a stale link, a pruned log), the last page. */
+  const readLog = async (projectId: string, raw: unknown) => {
+    const page = pageNumber(raw);
+    const log = await listLoggedDeliveries(deps, projectId, { page, limit: LOG_SIZE });
+    const last = log.pagination.totalPages;
+    return page > last && last > 0
+      ? listLoggedDeliveries(deps, projectId, { page: last, limit: LOG_SIZE })
+      : log;
+  };
   return async (app) => {
     app.get('/', async (request, reply) => {
       const { session, flash } = sessionOf(request);
@@ -75,25 +84,28 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
       );
     });
 
-    app.get<{ Params: ProjectParams }>('/projects/:projectId', async (request, reply) => {
-      const { session, flash } = sessionOf(request);
-      const { projectId } = request.params;
-      const project = await getProject(deps, projectId);
-      const [keys, webhook, deliveries, recent] = await Promise.all([
-        listContentKeys(deps, projectId),
-        getWebhook(deps, projectId),
-        listLoggedDeliveries(deps, projectId, LOG_SIZE),
-        countRecentDeliveries(deps, projectId, deps.now() - HOUR_MS),
-      ]);
-      const traffic = { lastHour: lastHour(), deliveries: recent };
-      return sendHtml(
-        reply,
-        deliveryPage(
-          { csrfToken: session.csrfToken, flash },
-          { project, baseUrl, keys, webhook, deliveries, traffic, now: deps.now() },
-        ),
-      );
-    });
+    app.get<{ Params: ProjectParams; Querystring: { log?: string } }>(
+      '/projects/:projectId',
+      async (request, reply) => {
+        const { session, flash } = sessionOf(request);
+        const { projectId } = request.params;
+        const project = await getProject(deps, projectId);
+        const [keys, webhook, log, recent] = await Promise.all([
+          listContentKeys(deps, projectId),
+          getWebhook(deps, projectId),
+          readLog(projectId, request.query.log),
+          countRecentDeliveries(deps, projectId, deps.now() - HOUR_MS),
+        ]);
+        const traffic = { lastHour: lastHour(), deliveries: recent };
+        return sendHtml(
+          reply,
+          deliveryPage(
+            { csrfToken: session.csrfToken, flash },
+            { project, baseUrl, keys, webhook, log, traffic, now: deps.now() },
+          ),
+        );
+      },
+    );
 
     app.get<{ Params: ProjectParams }>('/projects/:projectId/settings', async (request, reply) => {
       const { session, flash } = sessionOf(request);
@@ -108,13 +120,16 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
       );
     });
 
-    app.get<{ Params: ProjectParams }>('/projects/:projectId/deliveries', async (request, reply) => {
-      const { projectId } = request.params;
-      const project = await getProject(deps, projectId);
-      const deliveries = await listLoggedDeliveries(deps, projectId, LOG_SIZE);
-      const context = { csrfToken: sessionOf(request).session.csrfToken };
-      return sendHtml(reply, String(deliveryLog(context, project, deliveries, deps.now())));
-    });
+    app.get<{ Params: ProjectParams; Querystring: { page?: string } }>(
+      '/projects/:projectId/deliveries',
+      async (request, reply) => {
+        const { projectId } = request.params;
+        const project = await getProject(deps, projectId);
+        const log = await readLog(projectId, request.query.page);
+        const context = { csrfToken: sessionOf(request).session.csrfToken };
+        return sendHtml(reply, String(deliveryLog(context, project, log, deps.now())));
+      },
+    );
 
     installProjectActions(app, deps);
   };
@@ -125,7 +140,7 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
     path: string,
     form: string,
     /** Where the form lives, below the project's path: `#keys` or `/settings#site`. */
-    page: string,
+    page: string | ((projectId: string, body: Record<string, string>) => string),
     work: (
       projectId: string,
       body: Record<string, string>,
@@ -140,9 +155,10 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
       `/projects/:projectId${path}`,
       async (request, reply) => {
         const { projectId } = request.params;
-        const back = `${projectPath(projectId)}${page}`;
+        const body = formBody(request);
+        const back = typeof page === 'string' ? `${projectPath(projectId)}${page}` : page(projectId, body);
         return runAction(deps, request, reply, { form, back, ...(labels ? { labels } : {}) }, () =>
-          work(projectId, formBody(request), request.params),
+          work(projectId, body, request.params),
         );
       },
     );
@@ -195,7 +211,11 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
   action(
     '/webhook/deliveries/:deliveryId/retry',
     'webhook-actions',
-    '#webhook',
+    // Back to the page of the log the retry was made on.
+    (projectId, body) =>
+      pageNumber(body.log) > 1
+        ? logLink(projectPath(projectId), pageNumber(body.log))
+        : `${projectPath(projectId)}#webhook`,
     async (projectId, _body, params) => {
       await retryDelivery(deps, projectId, params.deliveryId!);
       return { message: 'Delivery queued again.' };

@@ -143,10 +143,10 @@ export interface LoggedDelivery extends Delivery {
 export async function listLoggedDeliveries(
   deps: ServiceDeps,
   projectId: string,
-  limit: number,
-): Promise<LoggedDelivery[]> {
-  const { rows, attempts } = await readDeliveries(deps, projectId, { page: 1, limit });
-  return rows.map((row) => ({ ...toDelivery(row, attempts), payload: row.payload }));
+  query: PageQuery,
+): Promise<{ data: LoggedDelivery[]; pagination: Pagination }> {
+  const { rows, attempts, pagination } = await readDeliveries(deps, projectId, query);
+  return { data: rows.map((row) => ({ ...toDelivery(row, attempts), payload: row.payload })), pagination };
 }
 
 async function readDeliveries(deps: ServiceDeps, projectId: string, query: PageQuery) {

@@ -65,7 +65,7 @@ ${scheduleCard(context, project, article)}
 ${seoCard(project, article, view)}
 <article class="preview card" aria-label="Preview">
   <p class="muted preview-note">${article.draft ? 'The draft' : 'Preview'}, rendered by <code>@folio/client</code> as a site renders it</p>
-  <h1>${shown.title}</h1>
+  <h2 class="preview-title">${shown.title}</h2>
   ${raw(renderBlocks(shown.blocks, { components: previewComponents }))}
 </article>`,
   });

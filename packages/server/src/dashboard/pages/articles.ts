@@ -37,6 +37,7 @@ export function articleActions(
       question: `Delete "${article.title}" for good?`,
       confirmLabel: 'Delete article',
       small: true,
+      subject: article.title,
     })}
   </div>`;
 }

@@ -1,11 +1,17 @@
 import { html, type SafeHtml } from '@folio/client';
-import type { Project } from '@folio/schema';
+import type { Pagination, Project } from '@folio/schema';
 import type { LoggedDelivery } from '../../services/webhooks.ts';
 import { csrfField, type PageContext, projectPath, timeTag } from './layout.ts';
 
 // The first characters of a receiver's answer shown in the detail; the store keeps up to 4 KB.
 const BODY_PREVIEW = 500;
 const COLUMNS = 8;
+
+/** One page of the delivery log, newest first. */
+export interface DeliveryLogPage {
+  data: LoggedDelivery[];
+  pagination: Pagination;
+}
 
 /**
  * The delivery log; also served alone so the page can refresh it. Each delivery is a row group:
@@ -15,13 +21,16 @@ const COLUMNS = 8;
 export function deliveryLog(
   { csrfToken }: Pick<PageContext, 'csrfToken'>,
   project: Project,
-  deliveries: LoggedDelivery[],
+  { data: deliveries, pagination }: DeliveryLogPage,
   now: number,
 ): SafeHtml {
   if (deliveries.length === 0) {
     return html`<p>No deliveries yet. <strong>Send test event</strong> above sends one to the webhook URL.</p>`;
   }
   const base = projectPath(project.id);
+  // A retry comes back to this page of the log, not the first.
+  const logField =
+    pagination.page > 1 ? html`<input type="hidden" name="log" value="${pagination.page}">` : '';
   const groups = deliveries.map(
     (delivery) => html`<tbody class="delivery" data-delivery="${delivery.id}">
     <tr>
@@ -32,16 +41,41 @@ export function deliveryLog(
       <td data-label="Failure reason">${failureReason(delivery)}</td>
       <td data-label="Next attempt">${nextAttempt(delivery, now)}</td>
       <td data-label="Created">${timeTag(delivery.createdAt)}</td>
-      <td class="row-actions"><form method="post" action="${base}/webhook/deliveries/${encodeURIComponent(delivery.id)}/retry">${csrfField(csrfToken)}<button type="submit" class="button small secondary" aria-label="Retry ${delivery.event} delivery">Retry</button></form></td>
+      <td class="row-actions"><form method="post" action="${base}/webhook/deliveries/${encodeURIComponent(delivery.id)}/retry">${csrfField(csrfToken)}${logField}<button type="submit" class="button small secondary" aria-label="Retry ${describe(delivery)}">Retry</button></form></td>
     </tr>
     <tr class="delivery-detail"><td colspan="${COLUMNS}">${detail(delivery)}</td></tr>
   </tbody>`,
   );
-  return html`<div class="table-wrap"><table class="stacked delivery-log">
+  const first = (pagination.page - 1) * pagination.limit + 1;
+  const range = html`<p class="muted">Deliveries ${first.toLocaleString('en')}–${(first + deliveries.length - 1).toLocaleString('en')} of ${pagination.total.toLocaleString('en')}, newest first.</p>`;
+  const pager =
+    pagination.totalPages > 1
+      ? html`<nav aria-label="Delivery log pages" class="pager">
+    ${pagination.hasPrev ? html`<a href="${logLink(base, pagination.page - 1)}" rel="prev">Newer</a>` : ''}
+    <span>Page ${pagination.page} of ${pagination.totalPages}</span>
+    ${pagination.hasNext ? html`<a href="${logLink(base, pagination.page + 1)}" rel="next">Older</a>` : ''}
+  </nav>`
+      : '';
+  return html`${range}<div class="table-wrap"><table class="stacked delivery-log">
   <caption class="sr-only">Recent webhook deliveries, newest first</caption>
   <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last response</th><th scope="col">Failure reason</th><th scope="col">Next attempt</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
   ${groups}
-</table></div>`;
+</table></div>${pager}`;
+}
+
+/** The Delivery page showing page `page` of the log, at the log. */
+export function logLink(base: string, page: number): string {
+  return `${base}${page > 1 ? `?log=${page}` : ''}#log-title`;
+}
+
+/**
+ * A delivery in words, for the names of its row's controls, which a screen reader lists
+ * without their rows: `content.created of first-light, 2026-11-28 09:34:46 UTC`.
+ */
+function describe(delivery: LoggedDelivery): string {
+  const slug = parsePayload(delivery.payload)?.data?.slug;
+  const when = `${delivery.createdAt.slice(0, 10)} ${delivery.createdAt.slice(11, 19)} UTC`;
+  return `${delivery.event}${typeof slug === 'string' ? ` of ${slug}` : ''}, ${when}`;
 }
 
 /** The article an event is about, from its payload: `first-light` for content.created. */
@@ -68,7 +102,7 @@ function detail(delivery: LoggedDelivery): SafeHtml {
   const parsed = parsePayload(delivery.payload);
   const payload = parsed ? JSON.stringify(parsed, null, 2) : delivery.payload;
   return html`<details class="delivery-detail" id="delivery-detail-${delivery.id}">
-    <summary>Payload and last response<span class="sr-only"> of the ${delivery.event} delivery</span></summary>
+    <summary>Payload and last response<span class="sr-only"> of ${describe(delivery)}</span></summary>
     <div class="detail-grid">
       <section aria-label="Payload">
         <h4>Payload</h4>

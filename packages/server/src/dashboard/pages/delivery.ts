@@ -1,7 +1,6 @@
 import { html, type SafeHtml } from '@folio/client';
 import type { ContentKey, Project, Webhook } from '@folio/schema';
-import type { LoggedDelivery } from '../../services/webhooks.ts';
-import { deliveryLog } from './delivery-log.ts';
+import { type DeliveryLogPage, deliveryLog } from './delivery-log.ts';
 import {
   confirmButton,
   copyable,
@@ -22,7 +21,8 @@ export interface DeliveryPageData {
   baseUrl: string;
   keys: ContentKey[];
   webhook: Webhook;
-  deliveries: LoggedDelivery[];
+  /** The page of the delivery log shown. */
+  log: DeliveryLogPage;
   traffic: TrafficData;
   /** The server's clock, to tell a retry that is due from one still waiting. */
   now: number;
@@ -86,6 +86,7 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
         question: `Revoke "${key.name}"? Whatever uses it stops getting content at once.`,
         confirmLabel: 'Revoke key',
         small: true,
+        subject: key.name,
       })}</td>
     </tr>`,
   );
@@ -169,8 +170,8 @@ function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
   </div>
   ${formMessage(flash, 'webhook-actions')}
   <h3 id="log-title">Delivery log</h3>
-  <div id="delivery-log" data-refresh="${base}/deliveries" aria-labelledby="log-title">
-    ${deliveryLog(context, project, data.deliveries, data.now)}
+  <div id="delivery-log" data-refresh="${base}/deliveries${data.log.pagination.page > 1 ? `?page=${data.log.pagination.page}` : ''}" aria-labelledby="log-title">
+    ${deliveryLog(context, project, data.log, data.now)}
   </div>
 </section>`;
 }

@@ -153,13 +153,20 @@ export function confirmButton(options: {
   question: string;
   confirmLabel: string;
   small?: boolean;
+  /**
+   * What a row's action acts on (an article's title, a key's name), added to both controls' names
+   * out of sight: a screen reader's list of a page's buttons shows them without their rows.
+   */
+  subject?: string;
 }): SafeHtml {
+  const subject =
+    options.subject === undefined ? '' : html`<span class="sr-only"> “${options.subject}”</span>`;
   return html`<details class="confirm">
-    <summary class="button danger${options.small ? ' small' : ''}">${options.label}</summary>
+    <summary class="button danger${options.small ? ' small' : ''}">${options.label}${subject}</summary>
     <form method="post" action="${options.action}">
       ${csrfField(options.csrfToken)}
       <p>${options.question}</p>
-      <button type="submit" class="button danger">${options.confirmLabel}</button>
+      <button type="submit" class="button danger">${options.confirmLabel}${subject}</button>
     </form>
   </details>`;
 }

@@ -28,7 +28,7 @@ export function projectsPage(context: PageContext, projects: Project[]): string 
     ${csrfField(csrfToken)}
     <label for="${form}-name">New name for ${project.name}</label>
     <input id="${form}-name" name="name" required maxlength="200" value="${typed(flash, form, 'name', project.name)}"${fieldState(flash, form, 'name')}>
-    <button type="submit" class="button secondary">Rename</button>
+    <button type="submit" class="button secondary">Rename<span class="sr-only"> “${project.name}”</span></button>
     ${fieldError(flash, form, 'name')}
     ${formMessage(flash, form)}
   </form>

@@ -166,4 +166,40 @@ describe('SQLite and the event loop', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test("while a write waits for another process's lock, reads go on", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-lock-'));
+    const file = path.join(dir, 'folio.sqlite');
+    const db = new Kysely<unknown>({ dialect: openSqlite(file).dialect });
+    const other = new DatabaseSync(file);
+    try {
+      await sql`create table t (n integer)`.execute(db);
+      await sql`insert into t (n) values (1)`.execute(db);
+      // A write in a transaction and one on its own, each waiting for the other process.
+      for (const write of [
+        () => db.transaction().execute((trx) => sql`insert into t (n) values (2)`.execute(trx)),
+        () => sql`update t set n = n + 10`.execute(db),
+      ]) {
+        other.exec('begin immediate');
+        let released = false;
+        setTimeout(() => {
+          other.exec('commit');
+          released = true;
+        }, 300);
+        const waiting = write();
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        // The one connection is not held by the waiting write: a read needs no lock.
+        await sql`select count(*) as n from t`.execute(db);
+        assert.equal(released, false, 'the read waited for the other process');
+        await waiting;
+        assert.equal(released, true);
+      }
+      const { rows } = await sql<{ n: number }>`select sum(n) as n from t`.execute(db);
+      assert.equal(rows[0]!.n, 11 + 12);
+    } finally {
+      other.close();
+      await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

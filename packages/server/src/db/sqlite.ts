@@ -135,7 +135,14 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
-    this.#connection ??= givingTurns(connection);
+    this.#connection ??= givingTurns(connection, async (wait) => {
+      await this.releaseConnection();
+      try {
+        await wait();
+      } finally {
+        await super.acquireConnection();
+      }
+    });
     return this.#connection;
   }
 }
@@ -152,8 +159,16 @@ const LOCK_WAIT_MS = 5_000;
  * statements have run for `TURN_AFTER_MS` with no turn between them, the next one waits for a
  * turn first. A transaction keeps the connection meanwhile (the driver's mutex), so nothing else
  * runs inside it.
+ *
+ * A statement that finds the file locked by another process is tried again after a pause, and
+ * `letGo` gives the connection up for the pause: there is only one, and the reads it would hold
+ * up need no lock. Only a statement outside a transaction (the BEGIN included) can find the file
+ * locked, so nothing of the caller's is open on the connection while others use it.
  */
-function givingTurns(connection: DatabaseConnection): DatabaseConnection {
+function givingTurns(
+  connection: DatabaseConnection,
+  letGo: (wait: () => Promise<void>) => Promise<void>,
+): DatabaseConnection {
   let busySince: number | undefined;
   const rested = () => {
     busySince = undefined;
@@ -168,7 +183,7 @@ function givingTurns(connection: DatabaseConnection): DatabaseConnection {
         return await connection.executeQuery(query);
       } catch (error) {
         if (inTransaction || !isSqliteLocked(error) || performance.now() + pause > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, pause));
+        await letGo(() => new Promise((resolve) => setTimeout(resolve, pause)));
       }
     }
   };

@@ -39,6 +39,15 @@ for (const dialect of DIALECTS) {
       }).runOnce();
     const deliveries = async () => (await folio('webhook', 'deliveries', projectId, '--json')).json().data;
 
+    test('rotate before any reveal does not promise an old secret that never signed', async () => {
+      const first = await folio('webhook', 'rotate', projectId);
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(
+        first.stdout,
+        /^Made a new signing secret; deliveries are signed with it from now on:\n\n {2}whsec_\S+\n/,
+      );
+    });
+
     test('rotate prints a new secret; for a day deliveries are signed with the old and the new one', async () => {
       const old = (await folio('webhook', 'reveal', projectId, '--json')).json().secret;
       const rotated = await folio('webhook', 'rotate', projectId, '--json');

@@ -1,5 +1,6 @@
 import { WebhookInputSchema } from '@folio/schema';
 import {
+  getWebhook,
   listDeliveries,
   ROTATION_OVERLAP_MS,
   retryDelivery,
@@ -68,11 +69,14 @@ next ${OVERLAP_HOURS} hours every delivery carries signatures from both the old 
 so the receiver can switch to the new one without missing a delivery.`,
   positionals: ['PROJECT'],
   async run(context, { positionals }) {
-    const secret = await rotateWebhookSecret(await context.deps(), positionals[0]!);
-    context.print(
-      { secret },
-      () =>
-        `Rotated the signing secret. Give the receiver the new one within ${OVERLAP_HOURS} hours; until then deliveries are signed with the old and the new secret:\n\n  ${secret}\n`,
+    const deps = await context.deps();
+    // A secret never revealed signed nothing, so none goes on signing beside the new one.
+    const { signed } = await getWebhook(deps, positionals[0]!);
+    const secret = await rotateWebhookSecret(deps, positionals[0]!);
+    context.print({ secret }, () =>
+      signed
+        ? `Rotated the signing secret. Give the receiver the new one within ${OVERLAP_HOURS} hours; until then deliveries are signed with the old and the new secret:\n\n  ${secret}\n`
+        : `Made a new signing secret; deliveries are signed with it from now on:\n\n  ${secret}\n`,
     );
     return EXIT_OK;
   },

@@ -97,6 +97,10 @@ export async function rotateWebhookSecret(deps: ServiceDeps, projectId: string):
   const { secretBox } = policy(deps);
   return transact(deps, async (trx) => {
     const row = await findWebhook(trx, projectId);
+    // Refused as reveal is when the stored secret cannot be opened (sealed, and FOLIO_SECRET_KEY
+    // unset or another key): the new one would be stored in plain text beside it, or the old one
+    // would go on signing with a key this process cannot read.
+    if (row?.secret) secretBox.open(row.secret);
     const now = deps.now();
     const secret = generateWebhookSecret();
     const keepOld = row?.secret && row.secret_revealed_at !== null;

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Delivery } from '@folio/schema';
 import { buildApp } from '../app.ts';
 import { resolveAdminCredential } from '../services/admin-auth.ts';
+import { rotateWebhookSecret } from '../services/webhooks.ts';
 import { DIALECTS } from '../test/databases.ts';
 import { type Receiver, startReceiver } from '../test/receiver.ts';
 import {
@@ -318,6 +319,22 @@ for (const dialect of DIALECTS) {
         await s.t.putArticle(s.projectId, 'a1', newArticle({ published: true }));
         await s.t.dispatcher.runOnce();
         assert.deepEqual((await s.receiver.waitFor(1))[0]!.verified, [true]);
+
+        // A process without the key (a CLI run without FOLIO_SECRET_KEY), or with another one,
+        // cannot rotate: it would store the new secret in plain text beside the sealed one.
+        for (const [key, message] of [
+          [undefined, /FOLIO_SECRET_KEY is not set/],
+          [randomBytes(32), /FOLIO_SECRET_KEY is not the key it was stored with/],
+        ] as const) {
+          const deps = {
+            db: s.t.db,
+            now: Date.now,
+            webhooks: { allowPrivate: true, secretBox: createSecretBox(key) },
+          };
+          await assert.rejects(rotateWebhookSecret(deps, s.projectId), message);
+        }
+        const after = await s.t.db.selectFrom('webhooks').selectAll().executeTakeFirstOrThrow();
+        assert.equal(after.secret, row.secret, 'the sealed secret is left as it was');
       } finally {
         await s.t.close();
         await s.receiver.close();

@@ -29,9 +29,16 @@ export function createSecretBox(key: Buffer | undefined): SecretBox {
         .slice(SEALED_PREFIX.length)
         .split('.')
         .map((part) => Buffer.from(part, 'base64url'));
-      const decipher = createDecipheriv('aes-256-gcm', key, iv!);
-      decipher.setAuthTag(tag!);
-      return Buffer.concat([decipher.update(sealed!), decipher.final()]).toString('utf8');
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, iv!);
+        decipher.setAuthTag(tag!);
+        return Buffer.concat([decipher.update(sealed!), decipher.final()]).toString('utf8');
+      } catch {
+        // GCM's own words ("unable to authenticate data") do not say which setting is wrong.
+        throw new Error(
+          'A webhook secret cannot be decrypted: FOLIO_SECRET_KEY is not the key it was stored with.',
+        );
+      }
     },
   };
 }

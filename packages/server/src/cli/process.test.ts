@@ -54,6 +54,13 @@ describe('folio as a real process', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-start-'));
     const file = path.join(dir, 'a-file');
     fs.writeFileSync(file, '');
+    // A data directory whose database file is something else.
+    const garbled = path.join(dir, 'garbled');
+    fs.mkdirSync(garbled);
+    fs.writeFileSync(
+      path.join(garbled, 'folio.sqlite'),
+      'not a database, but long enough to be read as a header '.repeat(4),
+    );
     try {
       const start = (env: Record<string, string>) =>
         run(process.execPath, [BIN, 'start'], { FOLIO_DATA_DIR: dir, PORT: '0', ...env }, dir);
@@ -73,6 +80,11 @@ describe('folio as a real process', () => {
           { FOLIO_DATA_DIR: path.join(file, 'sub') },
           2,
           /^folio start: FOLIO_DATA_DIR=".*" cannot be used: ENOTDIR/,
+        ],
+        [
+          { FOLIO_DATA_DIR: garbled },
+          2,
+          /^folio start: FOLIO_DATA_DIR=".*garbled" cannot be used: .*folio\.sqlite: file is not a database/,
         ],
         [
           { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/folio' },

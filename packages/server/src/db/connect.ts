@@ -4,6 +4,7 @@ import { ConfigError } from '../config.ts';
 import { AppError, reasonOf } from '../errors.ts';
 import { redactUrl } from '../redact-url.ts';
 import { type ChangeFeed, type ChangeToken, IMMEDIATE_FEED } from './change-feed.ts';
+import { isSqliteLocked } from './errors.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { SqliteSynchronous } from './sqlite.ts';
 import type { Database } from './tables.ts';
@@ -79,14 +80,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
   const { makeDirectory, openSqlite } = await import('./sqlite.ts');
   const file = sqliteFile(options.dataDir);
+  const unusable = (reason: string) =>
+    new ConfigError([`FOLIO_DATA_DIR=${JSON.stringify(options.dataDir)} cannot be used: ${reason}`]);
   try {
     makeDirectory(path.dirname(file));
   } catch (error) {
-    throw new ConfigError([
-      `FOLIO_DATA_DIR=${JSON.stringify(options.dataDir)} cannot be used: ${(error as Error).message}`,
-    ]);
+    throw unusable((error as Error).message);
   }
-  const sqlite = openSqlite(file, options.sqliteSynchronous);
+  let sqlite: ReturnType<typeof openSqlite>;
+  try {
+    sqlite = openSqlite(file, options.sqliteSynchronous);
+  } catch (error) {
+    // The file itself: read-only, not a database, on a failing disk. Another process's lock is
+    // not the setting's fault, and says so itself.
+    if ((error as { code?: unknown }).code !== 'ERR_SQLITE_ERROR' || isSqliteLocked(error)) throw error;
+    throw unusable(`${file}: ${(error as Error).message} (Folio writes the file and its directory)`);
+  }
   const db = new Kysely<Database>({ dialect: sqlite.dialect });
   return {
     db,

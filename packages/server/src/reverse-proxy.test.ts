@@ -167,4 +167,27 @@ describe('Folio behind nginx (deploy/nginx/folio.conf)', { skip: nginxMissing('t
     assert.equal(await seen('through-nginx'), CLIENT_ADDRESS);
     assert.equal(await seen('direct'), '203.0.113.9');
   });
+
+  test('the dashboard signs in through nginx on a port of its own (Host keeps the port)', async () => {
+    const origin = `http://127.0.0.1:${nginx.port}`;
+    const signIn = await request(nginx.port, '/dashboard/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+      body: Buffer.from(`token=${ADMIN}`),
+    });
+    assert.equal(signIn.status, 303, signIn.body.toString());
+  });
+
+  test('while Folio is down, nginx answers 503 unavailable in Folio’s shape, with Retry-After', async () => {
+    const down = await startNginx(await freePort());
+    try {
+      const answer = await request(down.port, list, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(answer.status, 503);
+      assert.match(String(answer.headers['content-type']), /^application\/json/);
+      assert.equal(answer.headers['retry-after'], '5');
+      assert.equal(JSON.parse(answer.body.toString()).error.code, 'unavailable');
+    } finally {
+      await down.stop();
+    }
+  });
 });

@@ -138,6 +138,12 @@ describe('folio backup [sqlite]', () => {
     assert.equal(noDirectory.code, 1);
     assert.match(noDirectory.stderr, /the directory .*backups does not exist \(create it first\)/);
 
+    for (const live of ['folio.sqlite', 'folio.sqlite-wal']) {
+      const onItself = await runFolio(env, ['backup', path.join(dataDir, live), '--force']);
+      assert.equal(onItself.code, 1);
+      assert.match(onItself.stderr, /is the database being backed up \(or its log\); choose another file/);
+    }
+
     const usage = await runFolio(env, ['backup']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /missing FILE/);

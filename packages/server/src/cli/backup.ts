@@ -36,6 +36,15 @@ Options:
       const why = `Cannot write ${output}: the directory ${path.dirname(output)} does not exist (create it first).`;
       throw new AppError('invalid_body', why);
     }
+    // The copy is written beside its target and renamed over it: onto the live file (or its
+    // log), that would swap a running server's database from under it.
+    const real = (file: string) => (fs.existsSync(file) ? fs.realpathSync(file) : file);
+    if ([source, `${source}-wal`, `${source}-shm`].map(real).includes(real(output))) {
+      throw new AppError(
+        'invalid_body',
+        `${output} is the database being backed up (or its log); choose another file.`,
+      );
+    }
     const replace = values.force === true;
     if (!replace && fs.existsSync(output)) {
       throw new AppError('conflict', `${output} exists; pass --force to replace it.`);

@@ -50,6 +50,8 @@ export interface CommandSpec {
   /** Names of optional positional arguments after the required ones. */
   optionalPositionals?: string[];
   run(context: CommandContext, args: ParsedArgs): Promise<number>;
+  /** A long-running process whose output is a log, not a result: no `--json`. */
+  noJson?: true;
 }
 
 export interface ParsedArgs {
@@ -63,7 +65,11 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
   try {
     parsed = parseArgs({
       args: argv,
-      options: { ...spec.options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        ...spec.options,
+        ...(spec.noJson ? {} : { json: { type: 'boolean' } }),
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: true,
       strict: true,
     });

@@ -103,6 +103,54 @@ describe('folio as a real process', () => {
     }
   });
 
+  test('a reader that goes away (folio export | head) ends the export quietly, as cat would', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-pipe-'));
+    try {
+      const env = { FOLIO_DATA_DIR: dir };
+      const created = await run(
+        process.execPath,
+        [BIN, 'projects', 'create', '--name', 'Pipe', '--json'],
+        env,
+        dir,
+      );
+      const projectId = JSON.parse(created.stdout).id as string;
+      const lines = Array.from({ length: 400 }, (_, i) =>
+        JSON.stringify({
+          id: `a${i}`,
+          slug: `s${i}`,
+          title: `Title ${i} ${'x'.repeat(400)}`,
+          blocks: [],
+          published: true,
+        }),
+      );
+      fs.writeFileSync(path.join(dir, 'in.ndjson'), `${lines.join('\n')}\n`);
+      const imported = await run(
+        process.execPath,
+        [BIN, 'import', 'in.ndjson', '--project', projectId],
+        env,
+        dir,
+      );
+      assert.equal(imported.code, 0, imported.stderr);
+
+      const child = spawn(process.execPath, [BIN, 'export', '--project', projectId], {
+        env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      // As head does: read a little, then close the pipe.
+      child.stdout.once('data', () => child.stdout.destroy());
+      const code = await new Promise((resolve) => child.on('exit', resolve));
+      assert.equal(stderr, '');
+      assert.equal(code, 141);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('an unknown command exits 2 with one line on stderr', async () => {
     const exit = await run(process.execPath, [BIN, 'frobnicate'], {}, os.tmpdir());
     assert.equal(exit.code, 2);

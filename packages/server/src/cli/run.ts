@@ -84,7 +84,12 @@ function printTopLevel(argv: string[], io: CliIo): number {
     io.stdout.write(topLevelHelp(group));
     return second === undefined ? EXIT_USAGE : EXIT_OK;
   }
-  const what = group.length > 0 ? `unknown command "${first} ${second}"` : `unknown command "${first}"`;
+  const what =
+    group.length === 0
+      ? `unknown command "${first}"`
+      : second?.startsWith('-')
+        ? `"${first}" needs a command: ${group.map((command) => command.name.slice(first.length + 1)).join(', ')}`
+        : `unknown command "${first} ${second}"`;
   if (argv.includes('--json')) writeJsonError(io, 'invalid_usage', what);
   io.stderr.write(`folio: ${what}; see \`folio --help\`\n`);
   return EXIT_USAGE;
@@ -107,17 +112,24 @@ Usage: folio <command> [options]
 Commands:
 ${commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
 
-Every command takes --help, and --json to print machine-readable JSON on stdout.
+Every command takes --help, and all but start and worker --json to print machine-readable JSON
+on stdout.
 Exit codes: 0 ok, 1 the operation failed, 2 a usage or configuration error.
 `;
 }
 
 function commandHelp(command: CommandSpec): string {
-  return `Usage: ${command.usage}\n\n${command.help}\n\n  --json    print machine-readable JSON on stdout\n  --help    show this help\n`;
+  const json = command.noJson ? '' : '  --json    print machine-readable JSON on stdout\n';
+  return `Usage: ${command.usage}\n\n${command.help}\n\n${json}  --help    show this help\n`;
 }
+
+// What a shell reports for a command that SIGPIPE ended (128 + 13).
+const EXIT_BROKEN_PIPE = 141;
 
 function reportError(error: unknown, command: CommandSpec, io: CliIo, json: boolean): number {
   const prefix = `folio ${command.name}`;
+  // The reader went away (`folio export | head`): nobody is left to tell, as with cat.
+  if ((error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE') return EXIT_BROKEN_PIPE;
   // With --json, every failure is also JSON on stdout, as the README promises scripts.
   if (error instanceof UsageError) {
     if (json) writeJsonError(io, 'invalid_usage', error.message);

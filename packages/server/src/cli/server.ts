@@ -10,6 +10,7 @@ const startCommand: CommandSpec = {
   help: `Starts Folio exactly as \`npm start\` does: applies migrations, listens on HOST:PORT and runs
 the webhook dispatcher and the publishing scheduler until SIGTERM or SIGINT. Configured by the
 environment (see the README).`,
+  noJson: true,
   async run(context) {
     await start(context.config());
     return EXIT_OK;
@@ -23,6 +24,7 @@ const workerCommand: CommandSpec = {
   help: `Runs only the webhook dispatcher and the publishing scheduler (as \`npm run worker\`), for
 operators who deliver webhooks and apply schedules apart from the HTTP servers. Stops on SIGTERM
 or SIGINT.`,
+  noJson: true,
   async run(context) {
     await startWorker(context.config());
     return EXIT_OK;

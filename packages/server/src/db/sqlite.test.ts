@@ -114,6 +114,23 @@ describe('SQLite durability', () => {
   });
 });
 
+/** A database file and, on it, another process's connection that can take the write lock. */
+async function withNeighbour(
+  work: (db: Kysely<unknown>, other: DatabaseSync) => Promise<void>,
+): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-lock-'));
+  const file = path.join(dir, 'folio.sqlite');
+  const db = new Kysely<unknown>({ dialect: openSqlite(file).dialect });
+  const other = new DatabaseSync(file);
+  try {
+    await work(db, other);
+  } finally {
+    other.close();
+    await db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('SQLite and the event loop', () => {
   test('statements back to back, in a transaction or not, give the event loop turns', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-turns-'));
@@ -145,11 +162,7 @@ describe('SQLite and the event loop', () => {
   });
 
   test("another process's write lock is waited for between turns, not on the thread", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-lock-'));
-    const file = path.join(dir, 'folio.sqlite');
-    const db = new Kysely<unknown>({ dialect: openSqlite(file).dialect });
-    const other = new DatabaseSync(file);
-    try {
+    await withNeighbour(async (db, other) => {
       await sql`create table t (n integer)`.execute(db);
       other.exec('begin immediate');
       // Released by a timer: a wait on the thread would keep it from firing, and fail after 5 s.
@@ -160,19 +173,11 @@ describe('SQLite and the event loop', () => {
       await db.transaction().execute((trx) => sql`insert into t (n) values (2)`.execute(trx));
       const { rows } = await sql<{ n: number }>`select count(*) as n from t`.execute(db);
       assert.equal(rows[0]!.n, 2);
-    } finally {
-      other.close();
-      await db.destroy();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   test("while a write waits for another process's lock, reads go on", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-lock-'));
-    const file = path.join(dir, 'folio.sqlite');
-    const db = new Kysely<unknown>({ dialect: openSqlite(file).dialect });
-    const other = new DatabaseSync(file);
-    try {
+    await withNeighbour(async (db, other) => {
       await sql`create table t (n integer)`.execute(db);
       await sql`insert into t (n) values (1)`.execute(db);
       // A write in a transaction and one on its own, each waiting for the other process.
@@ -196,10 +201,6 @@ describe('SQLite and the event loop', () => {
       }
       const { rows } = await sql<{ n: number }>`select sum(n) as n from t`.execute(db);
       assert.equal(rows[0]!.n, 11 + 12);
-    } finally {
-      other.close();
-      await db.destroy();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -8,6 +8,7 @@ import {
   formMessage,
   layout,
   type PageContext,
+  pager,
   projectPath,
   timeTag,
 } from './layout.ts';
@@ -99,15 +100,7 @@ export function articlesPage(
     <tbody>${rows}</tbody>
   </table></div>`
   }
-  ${
-    pagination.totalPages > 1
-      ? html`<nav aria-label="Pages" class="pager">
-    ${pagination.hasPrev ? html`<a href="${pageLink(pagination.page - 1)}" rel="prev">Previous</a>` : ''}
-    <span>Page ${pagination.page} of ${pagination.totalPages}</span>
-    ${pagination.hasNext ? html`<a href="${pageLink(pagination.page + 1)}" rel="next">Next</a>` : ''}
-  </nav>`
-      : ''
-  }
+  ${pager(pagination, pageLink, { label: 'Pages', words: ['Previous', 'Next'] })}
 </section>`,
   });
 }

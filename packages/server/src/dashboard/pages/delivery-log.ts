@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '@folio/client';
 import type { Pagination, Project } from '@folio/schema';
 import type { LoggedDelivery } from '../../services/webhooks.ts';
-import { csrfField, type PageContext, projectPath, timeTag } from './layout.ts';
+import { csrfField, type PageContext, pager, projectPath, timeTag } from './layout.ts';
 
 // The first characters of a receiver's answer shown in the detail; the store keeps up to 4 KB.
 const BODY_PREVIEW = 500;
@@ -48,19 +48,15 @@ export function deliveryLog(
   );
   const first = (pagination.page - 1) * pagination.limit + 1;
   const range = html`<p class="muted">Deliveries ${first.toLocaleString('en')}–${(first + deliveries.length - 1).toLocaleString('en')} of ${pagination.total.toLocaleString('en')}, newest first.</p>`;
-  const pager =
-    pagination.totalPages > 1
-      ? html`<nav aria-label="Delivery log pages" class="pager">
-    ${pagination.hasPrev ? html`<a href="${logLink(base, pagination.page - 1)}" rel="prev">Newer</a>` : ''}
-    <span>Page ${pagination.page} of ${pagination.totalPages}</span>
-    ${pagination.hasNext ? html`<a href="${logLink(base, pagination.page + 1)}" rel="next">Older</a>` : ''}
-  </nav>`
-      : '';
+  const pages = pager(pagination, (page) => logLink(base, page), {
+    label: 'Delivery log pages',
+    words: ['Newer', 'Older'],
+  });
   return html`${range}<div class="table-wrap"><table class="stacked delivery-log">
   <caption class="sr-only">Recent webhook deliveries, newest first</caption>
   <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last response</th><th scope="col">Failure reason</th><th scope="col">Next attempt</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
   ${groups}
-</table></div>${pager}`;
+</table></div>${pages}`;
 }
 
 /** The Delivery page showing page `page` of the log, at the log. */

@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from '@folio/client';
+import type { Pagination } from '@folio/schema';
 import type { Flash } from '../session.ts';
 
 export interface PageContext {
@@ -143,6 +144,24 @@ export function zonedTime(iso: string): SafeHtml {
 /** `2026-11-20 10:00 UTC`: an ISO time as the dashboard writes it in UTC. */
 export function utcText(iso: string): string {
   return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * Links to the pages before and after this one, and where this one is; nothing for one page.
+ * `words` name the links (Previous/Next; Newer/Older for a log).
+ */
+export function pager(
+  pagination: Pagination,
+  link: (page: number) => string,
+  options: { label: string; words: [previous: string, next: string] },
+): SafeHtml | '' {
+  if (pagination.totalPages <= 1) return '';
+  const [previous, next] = options.words;
+  return html`<nav aria-label="${options.label}" class="pager">
+    ${pagination.hasPrev ? html`<a href="${link(pagination.page - 1)}" rel="prev">${previous}</a>` : ''}
+    <span>Page ${pagination.page} of ${pagination.totalPages}</span>
+    ${pagination.hasNext ? html`<a href="${link(pagination.page + 1)}" rel="next">${next}</a>` : ''}
+  </nav>`;
 }
 
 /** A destructive action behind a disclosure: works without JavaScript, one extra deliberate click. */

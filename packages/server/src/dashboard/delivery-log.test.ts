@@ -167,5 +167,15 @@ for (const dialect of DIALECTS) {
       // Past the end (a stale link): the last page.
       assert.equal(rows((await browser.get(`${base}?log=9`)).body), 5);
     });
+
+    test('rotate says whether an old secret keeps signing: only one that was revealed does', async () => {
+      const project = await t.createProject({ name: 'Secrets' });
+      const base = `/dashboard/projects/${project.id}`;
+      await t.admin('PUT', `/admin/v1/projects/${project.id}/webhook`, { url: receiver.url });
+      const first = (await browser.submit(`${base}/webhook/rotate`)).body;
+      assert.match(first, /deliveries are signed with it from now on/);
+      const second = (await browser.submit(`${base}/webhook/rotate`)).body;
+      assert.match(second, /the previous one keeps signing for 24 hours/);
+    });
   });
 }

@@ -200,10 +200,17 @@ function installProjectActions(app: Parameters<FastifyPluginAsync>[0], deps: Ser
     message: 'Signing secret revealed; deliveries are signed with it.',
     secret: { label: 'signing-secret', value: await revealWebhookSecret(deps, projectId) },
   }));
-  action('/webhook/rotate', 'webhook-actions', '#webhook', async (projectId) => ({
-    message: 'New signing secret made; the previous one keeps signing for 24 hours.',
-    secret: { label: 'signing-secret', value: await rotateWebhookSecret(deps, projectId) },
-  }));
+  action('/webhook/rotate', 'webhook-actions', '#webhook', async (projectId) => {
+    // A secret never revealed signed nothing, so none goes on signing beside the new one.
+    const { signed } = await getWebhook(deps, projectId);
+    const value = await rotateWebhookSecret(deps, projectId);
+    return {
+      message: signed
+        ? 'New signing secret made; the previous one keeps signing for 24 hours.'
+        : 'New signing secret made; deliveries are signed with it from now on.',
+      secret: { label: 'signing-secret', value },
+    };
+  });
   action('/webhook/test', 'webhook-actions', '#webhook', async (projectId) => {
     await sendTestEvent(deps, projectId);
     return { message: 'Test event queued; its delivery appears in the log.' };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FolioArticleData } from '@folio/astro';
-import { articleParam, indexPage, PAGE_SIZE } from './listing.ts';
+import { articleParam, indexPage, PAGE_SIZE, unpageable } from './listing.ts';
 
 const article = (n: number): FolioArticleData =>
   ({ id: `a${n}`, publishedAt: new Date(Date.UTC(2026, 0, n)) }) as FolioArticleData;
@@ -30,6 +30,14 @@ describe('index pages', () => {
     assert.equal(indexPage([], 2), undefined);
     assert.equal(indexPage(articles(PAGE_SIZE), 2), undefined);
   });
+});
+
+test('an article whose slug cannot be a file or an Astro path is named, not built', () => {
+  const at = (canonicalPath: string) => ({ id: 'a1', seo: { canonicalPath } }) as FolioArticleData;
+  assert.equal(unpageable(at('/blog/caf%C3%A9')), undefined);
+  assert.match(unpageable(at('/blog/back%5Cslash'))!, /backslash/);
+  assert.match(unpageable(at(`/blog/${encodeURIComponent('日'.repeat(100))}`))!, /300 bytes/);
+  assert.equal(unpageable(at(`/blog/${encodeURIComponent('日'.repeat(85))}`)), undefined);
 });
 
 test('an article page lives at its canonical path, decoded once for Astro', () => {

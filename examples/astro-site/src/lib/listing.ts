@@ -31,6 +31,23 @@ export function indexPage(all: readonly FolioArticleData[], page: number): Index
   };
 }
 
+// The longest name a file system takes for one directory, in bytes.
+const MAX_NAME_BYTES = 255;
+
+/**
+ * Why an article cannot be a static page, or undefined when it can. Folio takes slugs a file
+ * system or Astro cannot: a backslash, which Astro reads as a path separator, and a name longer
+ * than a directory's (200 CJK characters are 600 bytes). Such an article is left out with a
+ * warning naming it, rather than failing the build, and with it every deploy.
+ */
+export function unpageable(article: Pick<FolioArticleData, 'id' | 'seo'>): string | undefined {
+  const param = articleParam(article);
+  if (param.includes('\\')) return 'its slug holds a backslash, which Astro reads as a path separator';
+  const longest = Math.max(...param.split('/').map((segment) => Buffer.byteLength(segment)));
+  if (longest > MAX_NAME_BYTES) return `its slug is ${longest} bytes, over a file name's ${MAX_NAME_BYTES}`;
+  return undefined;
+}
+
 /**
  * The route parameter of an article page: its canonical path without the leading slash,
  * percent-decoded once, since Astro encodes the parameters of the pages it writes.

@@ -143,6 +143,29 @@ describe('folioLoader against a live Folio', () => {
     assert.ok(![...meta.values()].some((value) => value.includes('folio_ck_')), 'the key is never stored');
   });
 
+  test('other components or another site name make every entry again, not only the changed ones', async () => {
+    await put('a', { slug: 'a' });
+    await put('b', { slug: 'b' });
+    const { context, entries, logs } = fakeContext();
+    const heading = (version: string) => ({
+      components: { paragraph: () => `<p class="${version}">paragraph</p>` },
+    });
+    await folioLoader({ ...options, render: heading('v1') }).load(context);
+    assert.ok(entries.get('b')!.rendered!.html.includes('class="v1"'));
+
+    // Nothing changed in Folio: the same options ask only for changes, and make nothing again.
+    await folioLoader({ ...options, render: heading('v1') }).load(context);
+    assert.equal(logs.at(-1), '0 updated, 0 removed');
+
+    await folioLoader({ ...options, render: heading('v2') }).load(context);
+    assert.equal(logs.at(-1), '2 updated, 0 removed (full sync: rendering changed)');
+    for (const id of ['a', 'b']) assert.ok(entries.get(id)!.rendered!.html.includes('class="v2"'), id);
+
+    await folioLoader({ ...options, render: heading('v2'), siteName: 'Renamed blog' }).load(context);
+    assert.equal(logs.at(-1), '2 updated, 0 removed (full sync: rendering changed)');
+    assert.match(entries.get('a')!.data.head, /og:site_name" content="Renamed blog"/);
+  });
+
   test('a cursor the server refuses (400) falls back to a full sync', async () => {
     await put('a', { slug: 'a' });
     const { context, entries, meta } = fakeContext();

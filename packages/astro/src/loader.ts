@@ -34,13 +34,58 @@ interface LoadSummary {
   upserts: number;
   deletes: number;
   /** Why the collection was rebuilt from the whole published set, if it was. */
-  full?: 'first sync' | 'cursor expired' | 'cursor not accepted' | 'another project';
+  full?: 'first sync' | 'cursor expired' | 'cursor not accepted' | 'another project' | 'rendering changed';
 }
 
 // Meta store keys. The cursor is only valid for the server and project that issued it; the
 // key itself is never stored, since the data store is a file in the build cache.
 const CURSOR = 'cursor';
 const SOURCE = 'source';
+const RENDERING = 'rendering';
+
+// Blocks every entry's HTML is made like: when they render differently (another renderer after
+// an upgrade of @folio/client, other components), so would the stored entries.
+const PROBE_BLOCKS = [
+  { type: 'heading', level: 2, text: 'Probe <&>' },
+  { type: 'paragraph', content: [{ text: 'A link', href: '/probe', bold: true }, { text: ' and "text"' }] },
+  { type: 'image', src: '/probe.png', alt: 'Probe' },
+  { type: 'code', language: 'js', code: 'probe("<tag>")' },
+  { type: 'list', ordered: false, items: [[{ text: 'Item' }]] },
+  { type: 'quote', content: [{ text: 'Quoted' }] },
+] as unknown as Parameters<typeof renderBlocks>[0];
+const PROBE_HEAD = {
+  title: 'Probe',
+  seo: {
+    title: 'Probe',
+    description: 'A probe',
+    canonicalPath: '/probe',
+    jsonLd: { '@type': 'BlogPosting' },
+  },
+  publishedAt: '2026-01-01T00:00:00.000Z',
+} as unknown as Parameters<typeof renderHead>[0];
+
+/**
+ * What the stored `rendered.html` and `head` were made with: the head's origin and site name,
+ * the components' and link's code, and what the renderers make of probe content. A change to
+ * any of them makes every entry again.
+ */
+function renderingOf(
+  head: { origin: string; siteName?: string },
+  render: FolioLoaderOptions['render'],
+): string {
+  const code = [
+    ...Object.entries(render?.components ?? {}).map(([type, component]) => `${type}:${String(component)}`),
+    `link:${String(render?.link ?? '')}`,
+  ];
+  let probe: string;
+  try {
+    probe = `${renderBlocks(PROBE_BLOCKS, render)}\n${renderHead(PROBE_HEAD, head)}`;
+  } catch (error) {
+    // A component that cannot render the probe still renders articles its own way.
+    probe = `probe failed: ${String(error)}`;
+  }
+  return JSON.stringify([head, code, probe]);
+}
 
 /**
  * An Astro content-layer loader for one Folio project. Each build asks the changes feed only for
@@ -83,7 +128,11 @@ async function syncCollection(options: FolioLoaderOptions, context: LoaderContex
   });
   const head = headOptions(options, context);
   const source = `${new URL(options.baseUrl).origin} ${options.projectId}`;
-  const { result, full } = await readChanges(client, meta.get(CURSOR), meta.get(SOURCE) === source);
+  const rendering = context.generateDigest(renderingOf(head, options.render));
+  const { result, full } = await readChanges(client, meta.get(CURSOR), {
+    sameSource: meta.get(SOURCE) === source,
+    sameRendering: meta.get(RENDERING) === rendering,
+  });
   // Without a cursor the feed answers the whole published set: anything stored before (another
   // project's entries, or those behind an expired cursor) must go, or deletions would be missed.
   if (full) store.clear();
@@ -95,6 +144,7 @@ async function syncCollection(options: FolioLoaderOptions, context: LoaderContex
   // Saved last: a build that fails midway starts again from the old cursor, and applying a
   // change twice is harmless.
   meta.set(SOURCE, source);
+  meta.set(RENDERING, rendering);
   meta.set(CURSOR, result.cursor);
   return summary;
 }
@@ -103,10 +153,11 @@ async function syncCollection(options: FolioLoaderOptions, context: LoaderContex
 async function readChanges(
   client: FolioClient,
   saved: string | undefined,
-  sameSource: boolean,
+  same: { sameSource: boolean; sameRendering: boolean },
 ): Promise<{ result: SyncResult; full?: LoadSummary['full'] }> {
   if (saved === undefined) return { result: await client.sync(), full: 'first sync' };
-  if (!sameSource) return { result: await client.sync(), full: 'another project' };
+  if (!same.sameSource) return { result: await client.sync(), full: 'another project' };
+  if (!same.sameRendering) return { result: await client.sync(), full: 'rendering changed' };
   try {
     const result = await client.sync({ cursor: saved });
     return result.reset ? { result, full: 'cursor expired' } : { result };

@@ -176,9 +176,13 @@ describe('folioLoader against a live Folio', () => {
     assert.deepEqual([...entries.keys()], ['a']);
   });
 
-  test('an empty key or a missing site fails with what to set', async () => {
+  test('an empty key, a preview key or a missing site fails with what to set', async () => {
     const { context } = fakeContext();
     await assert.rejects(folioLoader({ ...options, contentKey: '' }).load(context), /FOLIO_CONTENT_KEY/);
+    await assert.rejects(
+      folioLoader({ ...options, contentKey: 'folio_pk_abc' }).load(context),
+      /a preview key \(folio_pk_…\); the loader builds the published site from a content key/,
+    );
     context.config = { ...context.config, site: undefined };
     await assert.rejects(folioLoader(options).load(context), /set `site` in astro\.config/);
     await folioLoader({ ...options, origin: 'https://other.example' }).load(context);

@@ -196,6 +196,13 @@ function requiredKey(key: string | undefined): string {
       '@folio/astro: contentKey is empty; set it from the build environment (e.g. FOLIO_CONTENT_KEY)',
     );
   }
+  // The SDK would say to pass it as previewKey, an option the loader does not have: it builds
+  // the published site.
+  if (key.startsWith('folio_pk_')) {
+    throw new TypeError(
+      '@folio/astro: contentKey is a preview key (folio_pk_…); the loader builds the published site from a content key (folio_ck_…)',
+    );
+  }
   return key;
 }
 

@@ -170,12 +170,6 @@ export async function selectDueDeliveries(
 // Keeps a statement's compound SELECT well under SQLite's 500 members.
 const PROJECTS_PER_STATEMENT = 100;
 
-/** Whether any pending delivery is due by `now` and held by no claim: one read, no lock. */
-export async function hasDueDeliveries(db: Kysely<Database>, now: number): Promise<boolean> {
-  const row = await dueQuery(db, now).select('id').limit(1).executeTakeFirst();
-  return row !== undefined;
-}
-
 /** Pending deliveries due by `now` that no claim holds, oldest due first. */
 function dueQuery(db: Kysely<Database>, now: number) {
   return db

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -104,18 +102,4 @@ test('claims that keep failing (the database gone) are logged once, and so is th
     'claiming webhook deliveries failed; retrying',
     'claiming webhook deliveries works again',
   ]);
-});
-
-test("with nothing due, a claim on SQLite takes no write lock: another process's lock does not hold it", async (t) => {
-  const app = await createTestApp('sqlite');
-  const other = new DatabaseSync(path.join(app.database.location.dataDir, 'folio.sqlite'));
-  t.after(async () => {
-    other.close();
-    await app.close();
-  });
-  // An import in another process holds the write lock for the whole claim: a claim that asked
-  // for it would wait its 5 s and fail.
-  other.exec('begin immediate');
-  assert.equal(await app.dispatcher.runOnce(), 0);
-  other.exec('commit');
 });

@@ -5,12 +5,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_WEBHOOK_CONCURRENCY } from '../config.ts';
 import type { Database, DeliveryStatus, WebhookRow } from '../db/tables.ts';
 import { createFailureStreak } from '../failure-streak.ts';
-import {
-  type DeliveryWithEvent,
-  hasDueDeliveries,
-  leaseDeliveries,
-  selectDueDeliveries,
-} from '../store/webhook-deliveries.ts';
+import { type DeliveryWithEvent, leaseDeliveries, selectDueDeliveries } from '../store/webhook-deliveries.ts';
 import { findWebhooks } from '../store/webhooks.ts';
 import { type Resolver, resolveWebhookTarget } from './address-guard.ts';
 import { createAttemptRecorder } from './attempt-recorder.ts';
@@ -137,9 +132,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const busy = [...perProject].filter(([id, count]) => count >= paceOf(id)).map(([id]) => id);
     const at = now();
     claimedAt = at;
-    // On SQLite a write transaction takes the file's write lock, and while another process holds
-    // it (an import) each poll would wait for it with nothing to do. Asking first is one read.
-    if (!options.lockRows && !(await hasDueDeliveries(db, at))) return [];
     const token = `${workerId}:${randomUUID()}`;
     const claimed = await db.transaction().execute(async (trx) => {
       const due = await selectDueDeliveries(trx, {

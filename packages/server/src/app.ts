@@ -100,6 +100,11 @@ export interface AppOptions {
   changesRetentionMs?: number;
   /** FOLIO_WEBHOOK_RETENTION in milliseconds: how long finished deliveries are kept. */
   webhookRetentionMs?: number;
+  /**
+   * A request's waits on the database share one bound (`db/patience.ts`): for PostgreSQL, whose
+   * pool and queries honour it. SQLite has no such waits, and the scope costs its requests.
+   */
+  sharedDatabaseWait?: boolean;
 }
 
 /** Builds the HTTP application. It never listens and never reads the environment. */
@@ -189,16 +194,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installJsonBodyParser(app);
   installErrorHandling(app);
   installConditionalGets(app);
-  // A request's waits on the database share one bound (see `db/patience.ts`), from its first
-  // hook on (delivery requests look their key up there); entered again once the body is read,
-  // since what follows the body stream's events runs outside the scope.
-  const patiences = new WeakMap<FastifyRequest, Patience>();
-  app.addHook('onRequest', (request, _reply, done) => {
-    const patience = createPatience();
-    patiences.set(request, patience);
-    withPatience(done, patience);
-  });
-  app.addHook('preValidation', (request, _reply, done) => withPatience(done, patiences.get(request)));
+  if (options.sharedDatabaseWait) shareDatabaseWait(app);
   accounting.install(app);
   if (feed) settleWrites(app, feed);
 
@@ -277,6 +273,21 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * not cost the database a barrier: unauthenticated clients could otherwise send it barriers at
  * will. A 5xx may have failed after its commit, so it settles too.
  */
+/**
+ * A request's waits on the database share one bound (see `db/patience.ts`), from its first hook
+ * on (delivery requests look their key up there); entered again once the body is read, since
+ * what follows the body stream's events runs outside the scope.
+ */
+function shareDatabaseWait(app: FastifyInstance): void {
+  const patiences = new WeakMap<FastifyRequest, Patience>();
+  app.addHook('onRequest', (request, _reply, done) => {
+    const patience = createPatience();
+    patiences.set(request, patience);
+    withPatience(done, patience);
+  });
+  app.addHook('preValidation', (request, _reply, done) => withPatience(done, patiences.get(request)));
+}
+
 function settleWrites(app: FastifyInstance, feed: ChangeFeed): void {
   // A callback hook: reads, every answer of the full path, pass on without a promise each.
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -41,6 +41,7 @@ export async function start(config: Config): Promise<void> {
     trustProxy: config.trustProxy,
     changesRetentionMs: config.changesRetentionMs,
     webhookRetentionMs: config.webhookRetentionMs,
+    sharedDatabaseWait: database.dialect === 'postgres',
     metrics,
     rateLimits: await createRateLimits({
       perCredential: config.rateLimit,

@@ -128,6 +128,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
       return database.changeToken();
     },
     changeFeed,
+    sharedDatabaseWait: dialect === 'postgres',
     ...(options.responseCacheBytes === undefined ? {} : { responseCacheBytes: options.responseCacheBytes }),
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),

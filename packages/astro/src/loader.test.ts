@@ -176,6 +176,33 @@ describe('folioLoader against a live Folio', () => {
     assert.deepEqual([...entries.keys()], ['a']);
   });
 
+  test('a 429 asking to wait 30 s is waited out, as a build would rather wait than fail', async () => {
+    await put('a', { slug: 'a' });
+    const waits: number[] = [];
+    let limited = 2;
+    const limitedFetch: typeof fetch = async (input, init) => {
+      if (limited-- > 0) {
+        const body = { error: { code: 'rate_limited', message: 'Too many requests.' } };
+        return Response.json(body, { status: 429, headers: { 'retry-after': '30' } });
+      }
+      return options.fetch!(input, init);
+    };
+    const sleep = async (ms: number) => void waits.push(ms);
+    const { context, entries } = fakeContext();
+    await folioLoader({ ...options, fetch: limitedFetch, client: { sleep } }).load(context);
+    assert.deepEqual([...entries.keys()], ['a']);
+    assert.deepEqual(waits, [30_000, 30_000]);
+
+    // The client's settings are the developer's to set: without retries the 429 fails the build.
+    limited = 1;
+    await assert.rejects(
+      folioLoader({ ...options, fetch: limitedFetch, client: { sleep, retries: 0 } }).load(
+        fakeContext().context,
+      ),
+      (error: Error & { status?: number }) => error.status === 429,
+    );
+  });
+
   test('an empty key, a preview key or a missing site fails with what to set', async () => {
     const { context } = fakeContext();
     await assert.rejects(folioLoader({ ...options, contentKey: '' }).load(context), /FOLIO_CONTENT_KEY/);

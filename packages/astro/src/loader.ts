@@ -1,5 +1,6 @@
 import {
   type Change,
+  type CommonClientOptions,
   createClient,
   type FolioClient,
   FolioError,
@@ -27,7 +28,18 @@ export interface FolioLoaderOptions {
   render?: Pick<RenderBlocksOptions, 'components' | 'link'>;
   /** The fetch to use; defaults to the global one. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * How the client waits and retries (`timeoutMs`, `retries`, `retryDelayMs`,
+   * `maxRetryDelayMs`, as `createClient` takes them). A build would rather wait than fail, so
+   * the loader's defaults are longer than the client's: 4 retries, and a `Retry-After` of up to
+   * 60 s is waited out.
+   */
+  client?: Omit<CommonClientOptions, 'baseUrl' | 'projectId' | 'fetch'>;
 }
+
+// A rate limit's window is often a minute: a build that waits one out still finishes, where
+// the client's defaults (meant for a page being rendered) would fail it at once.
+const BUILD_RETRIES = { retries: 4, maxRetryDelayMs: 60_000 } as const;
 
 /** What one load did, for the build log. */
 interface LoadSummary {
@@ -121,6 +133,8 @@ export function folioLoader(options: FolioLoaderOptions): Loader {
 async function syncCollection(options: FolioLoaderOptions, context: LoaderContext): Promise<LoadSummary> {
   const { store, meta } = context;
   const client = createClient({
+    ...BUILD_RETRIES,
+    ...options.client,
     baseUrl: options.baseUrl,
     projectId: options.projectId,
     contentKey: requiredKey(options.contentKey),

@@ -87,6 +87,19 @@ describe('createWebhookHandler on a real node:http server', () => {
     assert.equal(received.length, before);
   });
 
+  it("says why it refused, in words Folio's delivery log keeps", async () => {
+    const body = event('content.updated');
+    const wrong = await post(
+      body,
+      signed(body, 'msg_w', { secret: `whsec_${randomBytes(24).toString('base64')}` }),
+    );
+    assert.equal(wrong.headers.get('content-type'), 'text/plain; charset=utf-8');
+    assert.match(await wrong.text(), /check the secret, and verify the raw body as received/);
+    const stale = await post(body, signed(body, 'msg_s', { at: new Date(Date.now() - 10 * 60_000) }));
+    assert.match(await stale.text(), /timestamp too old/i);
+    assert.equal(await (await post(body, signed(body, 'msg_fine'))).text(), '', 'a 204 has no body');
+  });
+
   it('drops a duplicate webhook-id: 204 again, onEvent once', async () => {
     const body = event('content.updated', 'dup');
     assert.equal((await post(body, signed(body, 'msg_dup'))).status, 204);
@@ -103,7 +116,10 @@ describe('createWebhookHandler on a real node:http server', () => {
 
   it('answers 500 when onEvent throws, so Folio retries', async () => {
     const body = event('content.created', 'explode');
-    assert.equal((await post(body, signed(body, 'msg_boom'))).status, 500);
+    const res = await post(body, signed(body, 'msg_boom'));
+    assert.equal(res.status, 500);
+    // The site's own error stays in the site's log: the answer does not carry 'boom'.
+    assert.equal(await res.text(), "The site's webhook handler failed; its log has the error");
   });
 
   it('answers 405 to other methods and 413 to oversized bodies', async () => {
@@ -123,11 +139,15 @@ describe('createWebhookHandler on a real node:http server', () => {
 describe('createWebhookHandler behind a framework', () => {
   /** A response double that records the status the handler wrote. */
   function recorder() {
-    const seen = { status: 0 };
+    const seen = { status: 0, body: '' };
     const res = {
       writeHead(status: number) {
         seen.status = status;
-        return { end: () => {} };
+        return {
+          end: (body?: string) => {
+            seen.body = body ?? '';
+          },
+        };
       },
     };
     return { seen, res: res as unknown as ServerResponse };
@@ -157,6 +177,8 @@ describe('createWebhookHandler behind a framework', () => {
     );
     assert.equal(parsed.seen.status, 500);
     assert.match(String(errors[0]), /raw body/);
+    // Folio's delivery log shows the receiver's answer: the operator reads the cause there.
+    assert.equal(parsed.seen.body, 'createWebhookHandler needs the raw body: mount it before a JSON parser');
   });
 
   it('reads the stream when a parser that skipped it left an empty body (Express 4)', async () => {

@@ -3,7 +3,11 @@
  * the main entry so that one stays Web-API-only for edge runtimes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createWebhookReceiver, type WebhookReceiverOptions } from './webhook-receiver.ts';
+import {
+  createWebhookReceiver,
+  type WebhookOutcome,
+  type WebhookReceiverOptions,
+} from './webhook-receiver.ts';
 
 /** Options of `createWebhookHandler`. */
 export interface WebhookHandlerOptions extends WebhookReceiverOptions {
@@ -71,15 +75,37 @@ export function createWebhookHandler(
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    let status: number;
+    let answer: { status: number; reason?: string };
     try {
-      status = (await receive(await readBody(req, limit), req.headers)).status;
+      answer = describeOutcome(await receive(await readBody(req, limit), req.headers));
     } catch (error) {
-      if (!(error instanceof BodyTooLarge)) onError(error);
-      status = error instanceof BodyTooLarge ? 413 : 500;
+      if (error instanceof BodyTooLarge) answer = { status: 413, reason: `The body is over ${limit} bytes` };
+      else {
+        onError(error);
+        // This package's own TypeErrors name a setup mistake (a JSON parser mounted first).
+        const own = error instanceof TypeError && error.message.startsWith('createWebhookHandler');
+        answer = { status: 500, reason: own ? error.message : HANDLER_FAILED };
+      }
     }
-    res.writeHead(status).end();
+    if (answer.reason === undefined) res.writeHead(answer.status).end();
+    else res.writeHead(answer.status, { 'content-type': 'text/plain; charset=utf-8' }).end(answer.reason);
   };
+}
+
+const HANDLER_FAILED = "The site's webhook handler failed; its log has the error";
+
+/**
+ * The status, and for a refusal or a failure a line that Folio's delivery log keeps beside it,
+ * so an operator sees why without the site's logs. Only the verifier's own words and fixed
+ * text: never an error thrown by the site's `onEvent`.
+ */
+function describeOutcome(outcome: WebhookOutcome): { status: number; reason?: string } {
+  if (outcome.result === 'rejected') return { status: outcome.status, reason: outcome.error.message };
+  if (outcome.result === 'failed') return { status: 500, reason: HANDLER_FAILED };
+  if (outcome.result === 'in_progress') {
+    return { status: 409, reason: 'This webhook-id is still being handled; send it again later' };
+  }
+  return { status: outcome.status };
 }
 
 export type { WebhookEvent, WebhookEventName, WebhookFailure } from './webhook.ts';

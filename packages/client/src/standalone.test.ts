@@ -26,7 +26,7 @@ const packageDir = fileURLToPath(new URL('../', import.meta.url));
 const repositoryDir = join(packageDir, '../..');
 const require = createRequire(import.meta.url);
 const tsc = require.resolve('typescript/bin/tsc');
-// standardwebhooks' own .d.ts names `Buffer`, so a consumer needs @types/node; this repo's will do.
+// The Node entry names Node's types, so its consumer needs @types/node; this repo's will do.
 const typeRoots = dirname(dirname(require.resolve('@types/node/package.json')));
 const FORBIDDEN = /['"](?:@folio\/schema|@sinclair\/typebox|ajv)(?:\/[^'"]*)?['"]/;
 
@@ -191,5 +191,39 @@ describe('the packed @folio/client installed on its own', { timeout: 180_000 }, 
       }),
     );
     run(process.execPath, [tsc, '-p', 'tsconfig.json'], app);
+  });
+
+  it('type-checks a Web-only consumer of the main entry without @types/node or skipLibCheck', () => {
+    writeFileSync(
+      join(app, 'web.ts'),
+      `${consumerTypes}
+import { createWebhookReceiver } from '@folio/client';
+export const receive = createWebhookReceiver({ secret: 'whsec_x', onEvent: () => {} });
+`,
+    );
+    writeFileSync(
+      join(app, 'tsconfig.web.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          module: 'nodenext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+        },
+        files: ['web.ts'],
+      }),
+    );
+    run(process.execPath, [tsc, '-p', 'tsconfig.web.json'], app);
+  });
+
+  it('loads from CommonJS through require, as Node 20.19 and later allow for ES modules', () => {
+    const script = `const { renderBlocks } = require('@folio/client');
+      const { createWebhookHandler } = require('@folio/client/node');
+      console.log(renderBlocks([{ type: 'heading', level: 2, text: 'Hi' }]), typeof createWebhookHandler);`;
+    const out = run(process.execPath, ['--disable-warning=ExperimentalWarning', '-e', script], app);
+    assert.equal(out.trim(), '<h2>Hi</h2> function');
   });
 });

@@ -84,12 +84,21 @@ function bodyText(rawBody: string | Uint8Array | ArrayBuffer): string {
 }
 
 /**
+ * What this package uses of standardwebhooks' verifier. Declared here so that the shipped
+ * `.d.ts` files do not import that package's own, which name Node's `Buffer`: a Web-only
+ * project (no `@types/node`) then type-checks without `skipLibCheck`.
+ */
+export interface SignatureVerifier {
+  verify(payload: string, headers: Record<string, string>, options: { jsonParse: false }): unknown;
+}
+
+/**
  * The Standard Webhooks verifier for `secret`; a malformed secret is a TypeError (misuse), so
  * receivers call it once at start-up.
  * @example
  * signer('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
  */
-export function signer(secret: string): Webhook {
+export function signer(secret: string): SignatureVerifier {
   try {
     return new Webhook(secret);
   } catch (error) {

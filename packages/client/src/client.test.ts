@@ -315,9 +315,14 @@ describe('createClient errors', () => {
     await assert.rejects(folio.getArticle('a'), { name: 'FolioError', status: 401, code: 'unauthorized' });
   });
 
-  it('names the status when the error body is not the contract shape', async () => {
+  it('names the status and the address when the error body is not the contract shape', async () => {
     const { folio } = client([new Response('<h1>Bad gateway</h1>', { status: 502 })], { retries: 0 });
-    await assert.rejects(folio.getSitemap(), { status: 502, code: 'http_error', message: /502/ });
+    await assert.rejects(folio.getSitemap(), {
+      status: 502,
+      code: 'http_error',
+      message:
+        "HTTP 502 from https://folio.example.com/api/v1/projects/proj%201/content/sitemap, without a Folio error body (a proxy's answer, or is baseUrl another server?)",
+    });
   });
 
   it('refuses a success status with an unexpected body', async () => {
@@ -404,6 +409,24 @@ describe('createClient retries', () => {
     assert.equal(error.status, 0);
     assert.equal(error.code, 'network_error');
     assert.ok(error.cause instanceof TypeError);
+    assert.equal(error.message, 'Could not reach Folio at https://folio.example.com: fetch failed');
+  });
+
+  it('names the system error that undici keeps in a cause, where a reader would not look', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8080'), { code: 'ECONNREFUSED' });
+    const failed = new TypeError('fetch failed', { cause: refused });
+    const down = client([failed], { retries: 0 });
+    await assert.rejects(down.folio.getSitemap(), {
+      code: 'network_error',
+      message: 'Could not reach Folio at https://folio.example.com: fetch failed (ECONNREFUSED)',
+    });
+    const hang = (signal: AbortSignal) =>
+      new Promise<Response>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    const slow = client([hang], { timeoutMs: 20, retries: 0 });
+    await assert.rejects(slow.folio.getSitemap(), {
+      code: 'timeout',
+      message: 'Folio at https://folio.example.com did not answer within 20 ms',
+    });
   });
 
   it('aborts an attempt that exceeds timeoutMs and retries it', async () => {

@@ -53,11 +53,12 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * // 'not_found'
  */
 export function errorFromResponse(answer: {
+  url?: string;
   status: number;
   body: unknown;
   retryAfterMs?: number;
 }): FolioError {
-  const { status, body, retryAfterMs } = answer;
+  const { url, status, body, retryAfterMs } = answer;
   const retry = retryAfterMs !== undefined && { retryAfterMs };
   const error = isObject(body) ? body.error : undefined;
   if (isObject(error) && typeof error.code === 'string' && typeof error.message === 'string') {
@@ -70,10 +71,12 @@ export function errorFromResponse(answer: {
       ...retry,
     });
   }
+  // Not Folio's words: a proxy in between, or a baseUrl that is some other server's.
+  const from = url === undefined ? '' : ` from ${url.split('?')[0]}`;
   return new FolioError({
     status,
     code: 'http_error',
-    message: `Folio answered with HTTP ${status}`,
+    message: `HTTP ${status}${from}, without a Folio error body (a proxy's answer, or is baseUrl another server?)`,
     ...retry,
   });
 }

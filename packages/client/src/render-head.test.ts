@@ -115,7 +115,15 @@ describe('renderHead', () => {
 
   it('refuses an origin that is not http(s)', () => {
     assert.throws(() => renderHead(article(), { origin: 'javascript:alert(1)' }), TypeError);
-    assert.throws(() => renderHead(article(), { origin: 'not a url' }), TypeError);
+    // A missing scheme or an unset variable is named as the option, not as a bare "Invalid URL".
+    const named = /^renderHead: origin must be an http\(s\) URL, got /;
+    assert.throws(() => renderHead(article(), { origin: 'not a url' }), {
+      name: 'TypeError',
+      message: named,
+    });
+    assert.throws(() => renderHead(article(), { origin: 'www.example.com' }), { message: named });
+    const unset = { origin: undefined as unknown as string };
+    assert.throws(() => renderHead(article(), unset), { message: named });
   });
 
   it('escapes quotes and tags in every value', () => {

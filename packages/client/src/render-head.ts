@@ -28,11 +28,20 @@ export interface RenderHeadOptions {
  * point at another scheme.
  */
 function siteOrigin(origin: string): string {
-  const url = new URL(origin);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+  const url = parseUrl(origin);
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
     throw new TypeError(`renderHead: origin must be an http(s) URL, got ${JSON.stringify(origin)}`);
   }
   return url.origin;
+}
+
+/** `text` as a URL; undefined for one without a scheme ("www.example.com") or an unset option. */
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 const SLASH = 0x2f;

@@ -16,6 +16,8 @@ export interface RequestSettings {
 
 /** A final HTTP answer: its status and its body parsed as JSON (undefined when not JSON). */
 export interface Answer {
+  /** The address asked, for error messages (it holds no credential). */
+  url: string;
   status: number;
   body: unknown;
   /** Milliseconds a `Retry-After` header asked to wait, on a 429 or 5xx that carried one. */
@@ -49,26 +51,40 @@ async function attempt(
     const retryAfterMs = isRetryableStatus(response.status)
       ? parseRetryAfter(response.headers.get('retry-after'), settings.now())
       : undefined;
-    return { status: response.status, body, ...(retryAfterMs !== undefined && { retryAfterMs }) };
+    return { url, status: response.status, body, ...(retryAfterMs !== undefined && { retryAfterMs }) };
   } catch (error) {
     // The caller gave up: no retry, and their own reason rather than a FolioError.
     if (signal?.aborted) throw signal.reason;
+    const where = new URL(url).origin;
     if (timeout.aborted) {
       return new FolioError({
         status: 0,
         code: 'timeout',
-        message: `Folio did not answer within ${settings.timeoutMs} ms`,
+        message: `Folio at ${where} did not answer within ${settings.timeoutMs} ms`,
         cause: error,
       });
     }
     const reason = error instanceof Error ? error.message : String(error);
+    const code = systemCode(error);
     return new FolioError({
       status: 0,
       code: 'network_error',
-      message: `Could not reach Folio: ${reason}`,
+      message: `Could not reach Folio at ${where}: ${reason}${code ? ` (${code})` : ''}`,
       cause: error,
     });
   }
+}
+
+/**
+ * The system error behind a failed fetch (`ECONNREFUSED`, `ENOTFOUND`…): undici's "fetch
+ * failed" keeps it in `cause`, where a reader of the message would not look.
+ */
+function systemCode(error: unknown): string | undefined {
+  for (let at = error, depth = 0; at instanceof Error && depth < 3; at = at.cause, depth++) {
+    const code = (at as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+  }
+  return undefined;
 }
 
 const isRetryableStatus = (status: number) => status === 429 || (status >= 500 && status <= 599);

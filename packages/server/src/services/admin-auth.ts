@@ -1,9 +1,9 @@
 import { AppError } from '../errors.ts';
 import { insertSettingIfAbsent, upsertSetting } from '../store/settings.ts';
 import type { ServiceDeps } from './deps.ts';
-import { generateToken, hashesEqual, hashToken } from './tokens.ts';
+import { credentialMixUp, generateToken, hashesEqual, hashToken, TOKEN_PREFIXES } from './tokens.ts';
 
-const ADMIN_TOKEN_PREFIX = 'folio_admin_';
+const ADMIN_TOKEN_PREFIX = TOKEN_PREFIXES.admin;
 const ADMIN_TOKEN_SETTING = 'admin_token_sha256';
 
 export interface AdminCredential {
@@ -47,6 +47,6 @@ export function missingAdminToken(): AppError {
 export function verifyAdminToken(credential: AdminCredential, token: string | undefined): void {
   if (!token) throw missingAdminToken();
   if (!hashesEqual(hashToken(token), credential.hash)) {
-    throw new AppError('unauthorized', 'The admin token is not valid.');
+    throw new AppError('unauthorized', `The admin token is not valid${credentialMixUp(token, 'admin')}.`);
   }
 }

@@ -6,10 +6,10 @@ import * as keys from '../store/content-keys.ts';
 import type { ServiceDeps } from './deps.ts';
 import { isoTime } from './iso-time.ts';
 import { requireProject } from './projects.ts';
-import { generateId, generateToken, hashToken } from './tokens.ts';
+import { credentialMixUp, generateId, generateToken, hashToken, TOKEN_PREFIXES } from './tokens.ts';
 
-export const CONTENT_KEY_PREFIX = 'folio_ck_';
-export const PREVIEW_KEY_PREFIX = 'folio_pk_';
+const CONTENT_KEY_PREFIX = TOKEN_PREFIXES.content;
+const PREVIEW_KEY_PREFIX = TOKEN_PREFIXES.preview;
 const PREFIXES: Record<KeyKind, string> = { content: CONTENT_KEY_PREFIX, preview: PREVIEW_KEY_PREFIX };
 // Shown in lists so an operator can tell keys apart without the secret.
 const DISPLAY_PREFIX_LENGTH = CONTENT_KEY_PREFIX.length + 6;
@@ -101,7 +101,9 @@ export async function identifyContentKey(
     token.startsWith(CONTENT_KEY_PREFIX) || token.startsWith(PREVIEW_KEY_PREFIX)
       ? await keys.findContentKeyWithProject(deps.db, hashToken(token))
       : undefined;
-  if (!found || found.revokedAt !== null) throw new AppError('unauthorized', 'The content key is not valid.');
+  if (!found || found.revokedAt !== null) {
+    throw new AppError('unauthorized', `The content key is not valid${credentialMixUp(token, 'key')}.`);
+  }
   const { keyId, kind, project } = found;
   if (project.id !== projectId) return { keyId, kind, project, lastUsedAt: found.lastUsedAt ?? 0 };
   const now = deps.now();

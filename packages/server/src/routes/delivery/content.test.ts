@@ -71,6 +71,27 @@ for (const dialect of DIALECTS) {
       assert.equal(response.json().error.code, 'unauthorized');
     });
 
+    test('a credential of the other API is refused with what it is and where it belongs', async () => {
+      const admin = await t.deliver('folio_admin_Mx3hT9qLkP0aW2sZ7vB5nC8dF1gJ4yR6uE0iO3pA2lK', list());
+      assert.equal(admin.statusCode, 401);
+      assert.match(
+        admin.json().error.message,
+        /^The content key is not valid: this is the admin token, for the management API/,
+      );
+      const typo = await t.deliver(`${key}x`, list());
+      assert.equal(typo.json().error.message, 'The content key is not valid.');
+      const management = await t.app.inject({
+        method: 'GET',
+        url: '/admin/v1/projects',
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(management.statusCode, 401);
+      assert.match(
+        management.json().error.message,
+        /^The admin token is not valid: this is a content or preview key, for the delivery API/,
+      );
+    });
+
     test('authentication is checked before the query, so a bad query without a key is 401', async () => {
       const response = await t.app.inject({ method: 'GET', url: `${list()}?page=abc` });
       assert.equal(response.statusCode, 401);

@@ -16,6 +16,7 @@ import {
   ChangesPageSchema,
   ChangeUpsertSchema,
   ErrorBodySchema,
+  ErrorCodeSchema,
   FaqItemSchema,
   KeyKindSchema,
   PaginationSchema,
@@ -68,6 +69,7 @@ const declarations: Declaration[] = [
   { name: 'Article', doc: 'An article as the single-article read serves it.', schema: ArticleSchema },
   { name: 'Pagination', doc: 'The pagination object of a list answer.', schema: PaginationSchema },
   { name: 'SitemapEntry', doc: 'One sitemap entry.', schema: SitemapEntrySchema },
+  { name: 'ErrorCode', doc: 'An `error.code` of the API.', schema: ErrorCodeSchema },
   { name: 'ErrorBody', doc: 'Every error answer of the API.', schema: ErrorBodySchema },
   {
     name: 'ChangeUpsert',

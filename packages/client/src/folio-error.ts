@@ -1,4 +1,10 @@
-import type { ErrorBody } from './generated/schema.ts';
+import type { ErrorBody, ErrorCode } from './generated/schema.ts';
+
+/**
+ * A `FolioError`'s code: one of the API's, or the client's own for a request that got no usable
+ * answer. A closed union, so that `error.code === 'not_fund'` fails to compile.
+ */
+export type FolioErrorCode = ErrorCode | 'network_error' | 'timeout' | 'invalid_response' | 'http_error';
 
 /** One validation problem the API reported: JSON Pointer of the field and what is wrong. */
 export type FolioErrorDetail = NonNullable<ErrorBody['error']['details']>[number];
@@ -6,7 +12,7 @@ export type FolioErrorDetail = NonNullable<ErrorBody['error']['details']>[number
 /** What a `FolioError` is built from. */
 export interface FolioErrorInit {
   status: number;
-  code: string;
+  code: FolioErrorCode;
   message: string;
   details?: FolioErrorDetail[];
   retryAfterMs?: number;
@@ -24,7 +30,7 @@ export interface FolioErrorInit {
 export class FolioError extends Error {
   /** HTTP status, or 0 when no answer arrived. */
   readonly status: number;
-  readonly code: string;
+  readonly code: FolioErrorCode;
   readonly details?: FolioErrorDetail[];
   /**
    * How long the answer's `Retry-After` asked to wait, in milliseconds, on a 429 or 5xx that
@@ -65,7 +71,8 @@ export function errorFromResponse(answer: {
     const details = Array.isArray(error.details) ? (error.details as FolioErrorDetail[]) : undefined;
     return new FolioError({
       status,
-      code: error.code,
+      // A server newer than this client may answer a code the union does not name yet.
+      code: error.code as FolioErrorCode,
       message: error.message,
       ...(details && { details }),
       ...retry,

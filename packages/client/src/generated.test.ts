@@ -73,6 +73,7 @@ export type GeneratedMatchesSchema = ExpectAllSame<{
   Pagination: Same<Generated.Pagination, Schema.Pagination>;
   SitemapEntry: Same<Generated.SitemapEntry, Schema.SitemapEntry>;
   ErrorBody: Same<Generated.ErrorBody, Schema.ErrorBody>;
+  ErrorCode: Same<Generated.ErrorCode, Schema.ErrorCode>;
   KeyKind: Same<Generated.KeyKind, Schema.KeyKind>;
   ArticleStatus: Same<Generated.ArticleStatus, Schema.ArticleStatus>;
   PreviewListItem: Same<Generated.PreviewListItem, Schema.PreviewListItem>;

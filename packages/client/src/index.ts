@@ -24,7 +24,7 @@ export type {
 } from './client-types.ts';
 export type { BlockComponent, BlockOf } from './default-components.ts';
 export { defaultComponents } from './default-components.ts';
-export type { FolioErrorDetail, FolioErrorInit } from './folio-error.ts';
+export type { FolioErrorCode, FolioErrorDetail, FolioErrorInit } from './folio-error.ts';
 export { FolioError } from './folio-error.ts';
 export type {
   Article,
@@ -34,6 +34,7 @@ export type {
   BlockType,
   Change,
   ChangesPage,
+  ErrorCode,
   KeyKind,
   Pagination,
   PreviewArticle,

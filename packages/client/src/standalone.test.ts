@@ -74,13 +74,16 @@ console.log(JSON.stringify({
 `;
 
 const consumerTypes = `
-import { type Article, type Block, renderBlocks } from '@folio/client';
+import { type Article, type Block, FolioError, renderBlocks } from '@folio/client';
 
 const blocks: Block[] = [{ type: 'heading', level: 2, text: 'Hi' }];
 export const html: string = renderBlocks(blocks);
 export const title = (article: Article): string => article.seo.ogImage ?? article.blocks[0]?.type ?? '';
 // @ts-expect-error 5 is not a heading level: the shipped types are the schema's, not loose ones
 export const wrong: Block = { type: 'heading', level: 5, text: 'x' };
+export const missing = (error: FolioError): boolean => error.code === 'not_found';
+// @ts-expect-error a misspelt code is none the API or the client answers
+export const misspelt = (error: FolioError): boolean => error.code === 'not_fund';
 `;
 
 describe('the packed @folio/client installed on its own', { timeout: 180_000 }, () => {

@@ -166,10 +166,35 @@ export const PreviewChangesPageSchema = Type.Object(
 /** One answer of the changes feed to a preview key. */
 export type PreviewChangesPage = Static<typeof PreviewChangesPageSchema>;
 
+/** Every `error.code` the API answers with; the server's catalogue gives each its status. */
+export const ERROR_CODES = [
+  'bad_request',
+  'invalid_query',
+  'invalid_body',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'cursor_expired',
+  'payload_too_large',
+  'unsupported_media_type',
+  'request_timeout',
+  'rate_limited',
+  'headers_too_large',
+  'internal',
+  'unavailable',
+] as const;
+export const ErrorCodeSchema = Type.Union(
+  ERROR_CODES.map((code) => Type.Literal(code)),
+  { description: 'What went wrong, in snake_case; the message says it in words' },
+);
+/** An `error.code` of the API. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export const ErrorBodySchema = Type.Object({
   success: Type.Literal(false),
   error: Type.Object({
-    code: Type.String(),
+    code: ErrorCodeSchema,
     message: Type.String(),
     details: Type.Optional(
       Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {

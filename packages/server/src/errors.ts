@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@folio/schema';
 /**
  * The error catalogue: each code of the contract with its HTTP status and default message. The
  * only place statuses are chosen; the HTTP layer maps an `AppError` once.
@@ -21,13 +22,14 @@ export const ERRORS = {
   headers_too_large: { status: 431, message: 'The request headers are larger than the server accepts.' },
   internal: { status: 500, message: 'Something went wrong on our side.' },
   unavailable: { status: 503, message: 'The service is not ready.' },
-} as const;
+} as const satisfies Record<ErrorCode, { status: number; message: string }>;
 
 // How long a client waits before trying again after a 503: long enough for a lost database
 // connection to be replaced, short enough that a site recovers soon after a failover.
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
-export type ErrorCode = keyof typeof ERRORS;
+// The codes are the schema's, which documents them in the OpenAPI and types the SDK's errors.
+export type { ErrorCode };
 
 /** One problem with one field of the input: a JSON Pointer and a human sentence. */
 export interface ErrorDetail {

@@ -223,11 +223,30 @@ export type SitemapEntry = {
   lastModified: string;
 };
 
+/** An `error.code` of the API. */
+export type ErrorCode =
+  | 'bad_request'
+  | 'invalid_query'
+  | 'invalid_body'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'cursor_expired'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'request_timeout'
+  | 'rate_limited'
+  | 'headers_too_large'
+  | 'internal'
+  | 'unavailable';
+
 /** Every error answer of the API. */
 export type ErrorBody = {
   success: false;
   error: {
-    code: string;
+    /** What went wrong, in snake_case; the message says it in words */
+    code: ErrorCode;
     message: string;
     /** Validation problems: JSON Pointer of the field and what is wrong */
     details?: {

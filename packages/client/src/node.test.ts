@@ -179,6 +179,20 @@ describe('createWebhookHandler behind a framework', () => {
     assert.match(String(errors[0]), /raw body/);
     // Folio's delivery log shows the receiver's answer: the operator reads the cause there.
     assert.equal(parsed.seen.body, 'createWebhookHandler needs the raw body: mount it before a JSON parser');
+
+    // A JSON parser that kept the bytes it parsed (its `verify` hook, or Firebase) is no obstacle.
+    const kept = recorder();
+    await handler(
+      {
+        method: 'POST',
+        headers: signed(body, 'msg_kept'),
+        body: JSON.parse(body),
+        rawBody: Buffer.from(body),
+      } as never,
+      kept.res,
+    );
+    assert.equal(kept.seen.status, 204);
+    assert.deepEqual(calls, ['msg_raw', 'msg_kept']);
   });
 
   it('reads the stream when a parser that skipped it left an empty body (Express 4)', async () => {

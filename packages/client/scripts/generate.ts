@@ -27,6 +27,7 @@ import {
   SeoSchema,
   SitemapEntrySchema,
   TextRunSchema,
+  WebhookEventNameSchema,
 } from '@folio/schema';
 import { type Declaration, emitDeclarations } from './emit-declarations.ts';
 
@@ -70,6 +71,11 @@ const declarations: Declaration[] = [
   { name: 'Pagination', doc: 'The pagination object of a list answer.', schema: PaginationSchema },
   { name: 'SitemapEntry', doc: 'One sitemap entry.', schema: SitemapEntrySchema },
   { name: 'ErrorCode', doc: 'An `error.code` of the API.', schema: ErrorCodeSchema },
+  {
+    name: 'WebhookEventName',
+    doc: 'An event name Folio sends to a webhook.',
+    schema: WebhookEventNameSchema,
+  },
   { name: 'ErrorBody', doc: 'Every error answer of the API.', schema: ErrorBodySchema },
   {
     name: 'ChangeUpsert',

@@ -74,6 +74,7 @@ export type GeneratedMatchesSchema = ExpectAllSame<{
   SitemapEntry: Same<Generated.SitemapEntry, Schema.SitemapEntry>;
   ErrorBody: Same<Generated.ErrorBody, Schema.ErrorBody>;
   ErrorCode: Same<Generated.ErrorCode, Schema.ErrorCode>;
+  WebhookEventName: Same<Generated.WebhookEventName, Schema.WebhookEventName>;
   KeyKind: Same<Generated.KeyKind, Schema.KeyKind>;
   ArticleStatus: Same<Generated.ArticleStatus, Schema.ArticleStatus>;
   PreviewListItem: Same<Generated.PreviewListItem, Schema.PreviewListItem>;

@@ -1,12 +1,8 @@
 import { WebhookVerificationError as SignatureError, Webhook } from 'standardwebhooks';
+import type { WebhookEventName } from './generated/schema.ts';
 
 /** Event names Folio sends (contract, Webhook events); others may be added later. */
-export type WebhookEventName =
-  | 'content.created'
-  | 'content.updated'
-  | 'content.unpublished'
-  | 'content.deleted'
-  | 'webhook.test';
+export type { WebhookEventName };
 
 /** The `data` of an event: the article's id and slug (and `previousSlug` after a rename). */
 export interface WebhookEventData {

@@ -484,3 +484,64 @@ export const QueuedDeliverySchema = Type.Object({
   deliveryId: Type.String(),
   webhookId: Type.String(),
 });
+
+// Webhook events: the bodies Folio POSTs to a project's webhook URL.
+
+/** The event names Folio sends (contract, Webhook events). */
+export const WEBHOOK_EVENT_NAMES = [
+  'content.created',
+  'content.updated',
+  'content.unpublished',
+  'content.deleted',
+  'webhook.test',
+] as const;
+export const WebhookEventNameSchema = Type.Union(WEBHOOK_EVENT_NAMES.map((name) => Type.Literal(name)));
+/** An event name Folio sends. */
+export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[number];
+
+const ArticleRef = {
+  id: Type.String({ description: "The article's id" }),
+  slug: Type.String({ description: "The article's slug (after the change)" }),
+};
+const eventBody = <T extends TSchema>(name: WebhookEventName, data: T, description: string) =>
+  Type.Object(
+    {
+      event: Type.Literal(name),
+      projectId: Type.String(),
+      timestamp: Type.String({ format: 'date-time', description: 'When the change committed' }),
+      data,
+    },
+    { description },
+  );
+
+/** Each event's body, by name: what the contract's table promises for it. */
+export const WEBHOOK_EVENT_BODIES = {
+  'content.created': eventBody(
+    'content.created',
+    Type.Object(ArticleRef),
+    'An article was published: the first time, or again after it was unpublished',
+  ),
+  'content.updated': eventBody(
+    'content.updated',
+    Type.Object({
+      ...ArticleRef,
+      previousSlug: Type.Optional(Type.String({ description: 'The slug before a rename' })),
+    }),
+    "A published article's served content changed",
+  ),
+  'content.unpublished': eventBody(
+    'content.unpublished',
+    Type.Object(ArticleRef),
+    'A published article was unpublished: it is no longer served',
+  ),
+  'content.deleted': eventBody(
+    'content.deleted',
+    Type.Object(ArticleRef),
+    'A published article was deleted: it is no longer served',
+  ),
+  'webhook.test': eventBody(
+    'webhook.test',
+    Type.Object({}),
+    'Sent by the dashboard or the management API to try the webhook; receivers ignore it',
+  ),
+} as const satisfies Record<WebhookEventName, TSchema>;

@@ -32,6 +32,7 @@ import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { docsRoutes } from './routes/public/docs.ts';
 import { selfContained } from './routes/public/openapi-document.ts';
+import { openapiWebhooks, WEBHOOK_SIGNATURE_SCHEME } from './routes/public/openapi-webhooks.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
 import { createChangeWatch } from './services/change-watch.ts';
@@ -207,6 +208,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         description: 'Content delivery API, public resources and management API of a Folio server.',
       },
       servers: [{ url: options.baseUrl }],
+      webhooks: openapiWebhooks(),
       components: {
         securitySchemes: {
           contentKey: {
@@ -226,6 +228,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             description: 'A preview link’s token (folio_pt_…): reads one article by slug, for an hour',
           },
           adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (FOLIO_ADMIN_TOKEN)' },
+          webhookSignature: WEBHOOK_SIGNATURE_SCHEME,
         },
       },
     },

@@ -241,6 +241,14 @@ export type ErrorCode =
   | 'internal'
   | 'unavailable';
 
+/** An event name Folio sends to a webhook. */
+export type WebhookEventName =
+  | 'content.created'
+  | 'content.updated'
+  | 'content.unpublished'
+  | 'content.deleted'
+  | 'webhook.test';
+
 /** Every error answer of the API. */
 export type ErrorBody = {
   success: false;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { WebhookEventName } from '@folio/schema';
 import type { Transaction } from 'kysely';
 import type { Database, NewDeliveryRow, NewEventRow, WebhookRow } from '../db/tables.ts';
 import { insertEvents } from '../store/events.ts';
@@ -8,13 +9,8 @@ import { findWebhook } from '../store/webhooks.ts';
 import { isoTime } from './iso-time.ts';
 import { generateId } from './tokens.ts';
 
-/** The webhook event kinds of the contract. */
-export type EventType =
-  | 'content.created'
-  | 'content.updated'
-  | 'content.unpublished'
-  | 'content.deleted'
-  | 'webhook.test';
+/** The webhook event kinds of the contract, as the schema names them. */
+export type EventType = WebhookEventName;
 
 export interface RecordedEvent {
   eventId: string;

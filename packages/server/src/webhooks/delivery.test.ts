@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { Delivery } from '@folio/schema';
+import { type Delivery, WEBHOOK_EVENT_BODIES, type WebhookEventName } from '@folio/schema';
+import { Value } from '@sinclair/typebox/value';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { buildApp } from '../app.ts';
+import { addFormats } from '../http/validation.ts';
 import { resolveAdminCredential } from '../services/admin-auth.ts';
 import { rotateWebhookSecret } from '../services/webhooks.ts';
 import { DIALECTS } from '../test/databases.ts';
@@ -115,7 +118,15 @@ for (const dialect of DIALECTS) {
       assert.match(test.json().data.webhookId, /^msg_/);
 
       while ((await s.t.dispatcher.runOnce()) > 0) {}
-      const events = (await s.receiver.waitFor(6)).map((r) => [r.json.event, r.json.data]);
+      const received = await s.receiver.waitFor(6);
+      // Each body is what the schema documents for its event (the OpenAPI's `webhooks`), no more.
+      const ajv = addFormats(new Ajv2020({ strict: false }));
+      for (const { json } of received) {
+        const schema = WEBHOOK_EVENT_BODIES[json.event as WebhookEventName];
+        assert.ok(ajv.validate(schema, json), `${JSON.stringify(json)}: ${ajv.errorsText()}`);
+        assert.deepEqual(Value.Clean(schema, structuredClone(json)), json, JSON.stringify(json));
+      }
+      const events = received.map((r) => [r.json.event, r.json.data]);
       assert.deepEqual(
         events.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
         [

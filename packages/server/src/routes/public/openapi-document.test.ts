@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { WEBHOOK_EVENT_NAMES } from '@folio/schema';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createTestApp, newArticle, type TestApp } from '../../test/test-app.ts';
@@ -23,6 +24,20 @@ type Operation = {
   tags?: string[];
   security?: unknown[];
   responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+};
+type WebhookOperation = {
+  parameters: { name: string }[];
+  security: unknown[];
+  requestBody: {
+    content: {
+      'application/json': {
+        schema: {
+          required: string[];
+          properties: { event: { const: string }; data: { properties: Record<string, unknown> } };
+        };
+      };
+    };
+  };
 };
 type Document = {
   servers: { url: string }[];
@@ -74,6 +89,27 @@ describe('the OpenAPI document, as tools nobody here wrote read it', () => {
     for (const id of ['listContent', 'getContentBySlug', 'getSitemap', 'createContentKey', 'putDraft']) {
       assert.ok(ids.has(id), id);
     }
+  });
+
+  test('documents each webhook event: its body, signed headers and signature scheme', () => {
+    const webhooks = (document as unknown as { webhooks: Record<string, { post: WebhookOperation }> })
+      .webhooks;
+    assert.deepEqual(Object.keys(webhooks), [...WEBHOOK_EVENT_NAMES]);
+    for (const [name, { post }] of Object.entries(webhooks)) {
+      const body = post.requestBody.content['application/json'].schema;
+      assert.equal(body.properties.event.const, name);
+      assert.deepEqual(body.required, ['event', 'projectId', 'timestamp', 'data']);
+      assert.deepEqual(
+        post.parameters.map((p) => p.name),
+        ['webhook-id', 'webhook-timestamp'],
+      );
+      assert.deepEqual(post.security, [{ webhookSignature: [] }]);
+    }
+    const updated = webhooks['content.updated']!.post.requestBody.content['application/json'].schema;
+    assert.deepEqual(Object.keys(updated.properties.data.properties), ['id', 'slug', 'previousSlug']);
+    const schemes = (document.components as unknown as { securitySchemes: Record<string, { name?: string }> })
+      .securitySchemes;
+    assert.equal(schemes.webhookSignature!.name, 'webhook-signature');
   });
 
   test('is self-contained: every $ref points inside it, the block schema is a component', async () => {

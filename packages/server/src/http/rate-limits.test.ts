@@ -141,15 +141,20 @@ describe('a Redis that stops answering', () => {
   test('lets requests through with a warning, rather than holding them', { timeout: 20_000 }, async () => {
     // Answers the client's handshake, then nothing: a Redis frozen or cut off without a reset.
     let frozen = false;
+    let commands = 0;
     const sockets = new Set<net.Socket>();
     const fake = net.createServer((socket) => {
       sockets.add(socket);
       socket.on('data', (chunk) => {
-        if (frozen) return;
-        for (const command of chunk
+        const sent = chunk
           .toString('latin1')
           .split(/\*\d+\r\n/)
-          .slice(1)) {
+          .slice(1);
+        if (frozen) {
+          commands += sent.length;
+          return;
+        }
+        for (const command of sent) {
           const info = 'loading:0\r\n';
           socket.write(/\bINFO\b/i.test(command) ? `$${info.length}\r\n${info}\r\n` : '+OK\r\n');
         }
@@ -169,6 +174,20 @@ describe('a Redis that stops answering', () => {
       frozen = true;
       assert.equal((await rate.spend('k')!).allowed, true);
       assert.match(warnings[0] ?? '', /Redis is not answering/);
+
+      // The next requests do not each send a command and wait out its timeout: Redis rests.
+      const before = commands;
+      for (let i = 0; i < 5; i++) {
+        assert.equal((await rate.spend('k')!).allowed, true);
+        assert.equal(await rate.blockedFor('192.0.2.9'), 0);
+        rate.failed('192.0.2.9');
+      }
+      assert.equal(commands, before, 'nothing sent to a Redis known to be away');
+
+      // After the rest, one request tries it again, and the others do not pile onto that try.
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await Promise.all([rate.spend('k'), rate.spend('k'), rate.spend('k')]);
+      assert.equal(commands - before, 1, 'one try after the rest');
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => fake.close(resolve));

@@ -75,8 +75,25 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
   // With Redis: addresses the shared count found under budget, and until when that is trusted.
   const clear = new Map<string, number>();
 
+  // After a command fails, Redis rests: requests skip it, and one of them tries it again once the
+  // rest is over. A frozen Redis otherwise cost every request a command timeout or two.
+  let restUntil = Number.NEGATIVE_INFINITY;
+  let probing = false;
+  const redisAvailable = (): boolean => {
+    if (restUntil === Number.NEGATIVE_INFINITY) return true;
+    if (probing || Date.now() < restUntil) return false;
+    probing = true;
+    return true;
+  };
+  const answered = () => {
+    restUntil = Number.NEGATIVE_INFINITY;
+    probing = false;
+  };
+
   let warnedAt = Number.NEGATIVE_INFINITY;
   const outage = (error: unknown) => {
+    restUntil = Date.now() + REDIS_REST_MS;
+    probing = false;
     if (Date.now() - warnedAt < WARN_EVERY_MS) return;
     warnedAt = Date.now();
     options.warn?.(
@@ -94,12 +111,20 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
     spend(credential) {
       if (!credentials || !options.perCredential) return undefined;
       const budget = options.perCredential;
+      const letThrough = { allowed: true, policy: policyHeader(budget), state: '', resetSeconds: 0 };
+      if (redis && !redisAvailable()) return Promise.resolve(letThrough);
       return credentials.consume(credential).then(
-        (result) => spent(budget, result, true),
+        (result) => {
+          answered();
+          return spent(budget, result, true);
+        },
         (result: unknown) => {
-          if (result instanceof RateLimiterRes) return spent(budget, result, false);
+          if (result instanceof RateLimiterRes) {
+            answered();
+            return spent(budget, result, false);
+          }
           outage(result);
-          return { allowed: true, policy: policyHeader(budget), state: '', resetSeconds: 0 };
+          return letThrough;
         },
       );
     },
@@ -117,8 +142,10 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
       // once a second per address, so cached answers do not each wait for a round trip.
       const clearUntil = clear.get(address);
       if (clearUntil !== undefined && clearUntil > Date.now()) return 0;
+      if (!redisAvailable()) return 0;
       return shared.get(address).then(
         (result) => {
+          answered();
           if (!result || result.consumedPoints < options.authFailures.points) {
             if (clear.size >= MAX_BLOCKED) clear.delete(clear.keys().next().value!);
             clear.set(address, Date.now() + CLEAR_FOR_MS);
@@ -140,14 +167,18 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
         return;
       }
       clear.delete(address);
+      if (!redisAvailable()) return;
       shared.consume(address).then(
         // The failure that spent the last point closes the door for the rest of the window.
         (result) => {
+          answered();
           if (result.remainingPoints <= 0) block(address, result.msBeforeNext);
         },
         (result: unknown) => {
-          if (result instanceof RateLimiterRes) block(address, result.msBeforeNext);
-          else outage(result);
+          if (result instanceof RateLimiterRes) {
+            answered();
+            block(address, result.msBeforeNext);
+          } else outage(result);
         },
       );
     },
@@ -191,6 +222,9 @@ const REDIS_CONNECT_MS = 2_000;
 // How long a request waits for a Redis that stopped answering (frozen, or cut off without a
 // reset) before it is let through: without it, such a Redis held every request forever.
 const REDIS_COMMAND_MS = 500;
+// How long requests skip a Redis whose command failed before one of them tries it again: a
+// frozen Redis then costs one request a command timeout per rest, not every request.
+const REDIS_REST_MS = 2_000;
 
 /** Connects, waiting up to a moment for Redis so that budgets hold from the first request. */
 async function connectRedis(url: string, warn: RateLimitOptions['warn']): Promise<Redis> {

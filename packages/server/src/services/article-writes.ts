@@ -228,13 +228,22 @@ export function scheduleColumns(
   return { publish_at, unpublish_at };
 }
 
+// The last moment a time of the API's form (a four-digit year) can name. An offset can carry a
+// time written in 9999 past it, and such a time, once stored, could not be served.
+const LATEST_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 function parseTime(value: string | null, field: string): number | null {
   if (value === null) return null;
+  const refuse = (why: string) =>
+    new AppError('invalid_body', `${field} ${why}.`, [{ path: `/${field}`, message: why }]);
   const time = Date.parse(value);
   if (Number.isNaN(time)) {
-    const why = 'must be an ISO 8601 time with a time zone, such as 2026-11-20T10:00:00.000Z';
-    throw new AppError('invalid_body', `${field} ${why}.`, [{ path: `/${field}`, message: why }]);
+    // The date-time format admits a leap second; JavaScript's clock, like the stored one, has none.
+    const leap = /T\d{2}:\d{2}:60/i.test(value);
+    if (leap) throw refuse('is a leap second (:60), which cannot be stored: use :59');
+    throw refuse('must be an ISO 8601 time with a time zone, such as 2026-11-20T10:00:00.000Z');
   }
+  if (time > LATEST_TIME) throw refuse('is after the end of year 9999 (in UTC), the last time one can name');
   return time;
 }
 

@@ -248,6 +248,19 @@ for (const dialect of DIALECTS) {
       for (const value of ['tomorrow', '2026-13-01T00:00:00Z', '2026-11-20T10:00:00', 12345, true]) {
         assertInvalidBody(await patch('a', { publishAt: value }), '/publishAt', JSON.stringify(value));
       }
+      // Written in 9999 but, by its offset, a moment in year 10000: stored, it could not be served.
+      const late = await patch('a', { publishAt: '9999-12-31T23:59:59-23:59' });
+      assertInvalidBody(late, '/publishAt', 'past year 9999');
+      assert.match(late.json().error.message, /after the end of year 9999/);
+      assertInvalidBody(
+        await put('a', { ...newArticle({ slug: 'bad' }), unpublishAt: '9999-12-31T23:00:00-01:00' }),
+        '/unpublishAt',
+        'past year 9999, on the PUT',
+      );
+      const leap = await patch('a', { publishAt: '2016-12-31T23:59:60Z' });
+      assertInvalidBody(leap, '/publishAt', 'a leap second');
+      assert.match(leap.json().error.message, /leap second/);
+      assert.equal((await t.admin('GET', `/admin/v1/projects/${projectId}/articles`)).statusCode, 200);
       assertInvalidBody(await patch('a', { publishAt: null, other: 1 }), '/other', 'unknown field');
       assertInvalidBody(
         await put('a', { ...newArticle({ slug: 'bad' }), unpublishAt: 'soon' }),

@@ -155,6 +155,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: ROUTER_OPTIONS,
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
+    // A request read from a busy connection while the server closes is answered in full, with
+    // Connection: close, rather than with Fastify's 503, whose body is not in the contract's
+    // shape: the process answers until its connections are done either way.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   history.start();

@@ -57,9 +57,18 @@ export function createHttpServer(
         answerAndClose(request.socket, new AppError('bad_request', MISSING_HOST));
         return;
       }
+      // Closing: each answer ends its connection (Connection: close), whichever path gives it,
+      // so the client goes to another process and the close is not held by a kept-alive socket.
+      if (closing) response.shouldKeepAlive = false;
       listener(request, response);
     },
   );
+  let closing = false;
+  const close = server.close.bind(server);
+  server.close = (callback) => {
+    closing = true;
+    return close(callback);
+  };
   server.on('connection', readPeer);
   // Node gives a CONNECT (a proxy tunnel) to this event alone and, without a listener, closes
   // the socket unanswered. Folio is no proxy: it answers as it does any method no route has.

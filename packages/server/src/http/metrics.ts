@@ -122,18 +122,18 @@ export function createMetrics(): Metrics {
   let gauges: ScrapedGauges | undefined;
   new Gauge({
     name: 'folio_webhook_pending',
-    help: 'Webhook deliveries waiting for an attempt',
+    help: 'Webhook deliveries waiting for an attempt, all projects (the same on every process)',
     registers: [registry],
     async collect() {
-      if (gauges) this.set(await gauges.pendingDeliveries());
+      if (gauges) this.set(await fromDatabase(gauges.pendingDeliveries));
     },
   });
   new Gauge({
     name: 'folio_articles_published',
-    help: 'Published articles, all projects',
+    help: 'Published articles, all projects (the same on every process)',
     registers: [registry],
     async collect() {
-      if (gauges) this.set(await gauges.publishedArticles());
+      if (gauges) this.set(await fromDatabase(gauges.publishedArticles));
     },
   });
 
@@ -194,6 +194,28 @@ export function createMetrics(): Metrics {
     contentType: registry.contentType,
     totals: () => structuredClone(totals),
   };
+}
+
+// How long a scrape waits for a figure from the database before it reports it unknown.
+const DATABASE_GAUGE_MS = 2_000;
+
+/**
+ * A figure read from the database, or NaN (Prometheus's "no value") when the database fails or
+ * does not answer in time: an outage must not take the process's own series with it (request
+ * counts, event-loop lag, memory), which are wanted most then.
+ */
+async function fromDatabase(read: () => Promise<number>): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<number>((resolve) => {
+    timer = setTimeout(() => resolve(Number.NaN), DATABASE_GAUGE_MS);
+  });
+  try {
+    return await Promise.race([read(), late]);
+  } catch {
+    return Number.NaN;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** One route template's answers: counts by status and method, and the duration histogram. */

@@ -7,5 +7,5 @@ import { commandFlags, launch, serverFlags } from './launch.js';
 
 const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.ts');
 const SERVER_COMMANDS = new Set(['start', 'worker']);
-const flags = SERVER_COMMANDS.has(process.argv[2]) ? serverFlags() : commandFlags();
-launch([...flags, entry, ...process.argv.slice(2)]);
+const server = SERVER_COMMANDS.has(process.argv[2]);
+launch([...(server ? serverFlags() : commandFlags()), entry, ...process.argv.slice(2)], { server });

@@ -74,10 +74,17 @@ export function folioNode() {
   process.exit(2);
 }
 
-/** Runs Folio's Node with `args` as a child that gets this process's signals and exit code. */
-export function launch(args) {
+/**
+ * Runs Folio's Node with `args` as a child that gets this process's signals and exit code. A
+ * `server` child is told this process's pid, to stop if it goes (runtime.ts, onSignals): killed
+ * without a signal to forward (SIGKILL), it would otherwise leave the server running, holding
+ * its port.
+ */
+export function launch(args, { server = false } = {}) {
   const node = folioNode();
-  const child = spawn(node, args, { stdio: 'inherit' });
+  const { FOLIO_LAUNCHER_PID: _inherited, ...env } = process.env;
+  if (server) env.FOLIO_LAUNCHER_PID = String(process.pid);
+  const child = spawn(node, args, { stdio: 'inherit', env });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => child.kill(signal));
   }

@@ -274,6 +274,41 @@ describe('folio start as a real process', () => {
     assert.ok(fs.existsSync(path.join(dir, 'folio.sqlite')));
   });
 
+  test('a server whose launcher is killed outright stops by itself, freeing its port', async () => {
+    const { DATABASE_URL: _ignored, ...inherited } = process.env;
+    const launcher = spawn(process.execPath, [BIN, 'start'], {
+      env: { ...inherited, FOLIO_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'info', FOLIO_DEMO: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const running = new Promise<void>((resolve) => {
+      const read = (chunk: Buffer) => {
+        output += chunk;
+        if (output.includes('Folio is running')) resolve();
+      };
+      launcher.stdout.on('data', read);
+      launcher.stderr.on('data', read);
+    });
+    await Promise.race([running, new Promise((resolve) => setTimeout(resolve, 20_000).unref())]);
+    const children = fs.readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, 'utf8');
+    const server = Number(children.trim().split(/\s+/)[0]);
+    assert.ok(server > 0, `no server process under the launcher:\n${output}`);
+    launcher.kill('SIGKILL');
+    const alive = () => {
+      try {
+        process.kill(server, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 15_000;
+    while (alive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (alive()) process.kill(server, 'SIGKILL');
+    assert.ok(!alive(), `the server outlived its launcher:\n${output}`);
+    assert.match(output, /launcher gone/);
+  });
+
   test('a child that dies of a signal takes the launcher with it, so the shell sees the signal', async () => {
     const node = fileURLToPath(new URL('../../bin/node.js', import.meta.url));
     const child = spawn(process.execPath, [node, '-e', 'process.kill(process.pid, "SIGTERM")'], {

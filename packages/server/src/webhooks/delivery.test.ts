@@ -17,6 +17,7 @@ import {
   type TestApp,
   type TestAppOptions,
 } from '../test/test-app.ts';
+import { createDispatcher } from './dispatcher.ts';
 import { createSecretBox } from './secret-box.ts';
 
 interface Setup {
@@ -346,6 +347,32 @@ for (const dialect of DIALECTS) {
         }
         const after = await s.t.db.selectFrom('webhooks').selectAll().executeTakeFirstOrThrow();
         assert.equal(after.secret, row.secret, 'the sealed secret is left as it was');
+
+        // A server without the key, or with another one, sends nothing and spends no attempt:
+        // the delivery waits, once its lease is over, for a process that can sign it.
+        s.t.clock.advance(1_000); // the newest delivery in the log
+        await s.t.putArticle(s.projectId, 'a2', newArticle({ slug: 'second', published: true }));
+        for (const key of [undefined, randomBytes(32)]) {
+          const keyless = createDispatcher({
+            db: s.t.db,
+            lockRows: dialect === 'postgres',
+            now: s.t.clock.now,
+            retryScheduleMs: [1_000],
+            timeoutMs: 2_000,
+            allowPrivate: true,
+            secretBox: createSecretBox(key),
+            userAgent: 'Folio-Webhooks/test',
+          });
+          assert.equal(await keyless.runOnce(), 1, 'claimed');
+          await keyless.stop(1_000);
+          s.t.clock.advance(10_000);
+        }
+        const [pending] = await deliveryLog(s);
+        assert.deepEqual([pending!.status, pending!.attempts], ['pending', 0]);
+        assert.equal(s.receiver.received.length, 1, 'only the first article was sent');
+        await s.t.dispatcher.runOnce();
+        assert.deepEqual((await s.receiver.waitFor(2))[1]!.verified, [true]);
+        assert.equal((await deliveryLog(s))[0]!.status, 'succeeded');
       } finally {
         await s.t.close();
         await s.receiver.close();

@@ -10,7 +10,7 @@ import { findWebhooks } from '../store/webhooks.ts';
 import { type Resolver, resolveWebhookTarget } from './address-guard.ts';
 import { createAttemptRecorder } from './attempt-recorder.ts';
 import { classifyAttempt } from './outcome.ts';
-import type { SecretBox } from './secret-box.ts';
+import { type SecretBox, SecretUnavailableError } from './secret-box.ts';
 import { postWebhook, type SendResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
 
@@ -108,6 +108,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       options.logger?.error({ err: error, tries }, 'claiming webhook deliveries failed; retrying'),
     recovered: (tries) => options.logger?.info({ tries }, 'claiming webhook deliveries works again'),
   });
+  const unsignable = createFailureStreak({
+    failing: (error, tries) =>
+      options.logger?.error(
+        { err: error, tries },
+        'cannot sign webhook deliveries: left to a process with the right FOLIO_SECRET_KEY',
+      ),
+    recovered: (tries) => options.logger?.info({ tries }, 'signing webhook deliveries works again'),
+  });
   // Retries this process scheduled, soonest first, and when the last claim looked: between
   // claims the loop sleeps until the next retry rather than a whole poll interval, so a retry
   // goes out on its time. Polling still finds those past the bound, and other processes' own.
@@ -178,8 +186,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function attempt({ delivery, webhook, token, served }: Claimed): Promise<void> {
     await served;
     const startedAt = now();
+    let secrets: string[];
+    try {
+      secrets = signingSecrets(webhook, startedAt);
+      unsignable.succeeded();
+    } catch (error) {
+      if (!(error instanceof SecretUnavailableError)) throw error;
+      // Not an attempt: nothing was sent, and the receiver is not at fault. The delivery stays
+      // leased to this process until the lease ends; then any process may claim it, and one
+      // started with the right FOLIO_SECRET_KEY sends it.
+      unsignable.failed(error);
+      return;
+    }
     const attemptsMade = delivery.attempts + 1;
-    const result = await send(delivery, webhook, startedAt);
+    const result = await send(delivery, webhook, startedAt, secrets);
     const outcome = classifyAttempt(result, {
       attemptsMade,
       now: now(),
@@ -219,6 +239,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     delivery: DeliveryWithEvent,
     webhook: WebhookRow | undefined,
     startedAt: number,
+    secrets: string[],
   ): Promise<SendResult> {
     if (!webhook?.url) return { error: 'The project has no webhook URL', body: '', durationMs: 0 };
     if (webhook.disabled_at !== null)
@@ -235,7 +256,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return await postWebhook(
         target,
         delivery.payload,
-        headersFor(delivery, webhook, startedAt),
+        headersFor(delivery, startedAt, secrets),
         Math.max(1, options.timeoutMs - Math.round(performance.now() - began)),
         options.timeoutMs,
       );
@@ -244,10 +265,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
+  /** The secrets to sign with: none before the secret is revealed, two while one rotates out. */
+  function signingSecrets(webhook: WebhookRow | undefined, startedAt: number): string[] {
+    // Seed: deliveries are signed once the secret has been revealed, unsigned before.
+    if (!webhook?.secret || webhook.secret_revealed_at === null) return [];
+    const secrets = [options.secretBox.open(webhook.secret)];
+    if (webhook.previous_secret && (webhook.previous_secret_expires_at ?? 0) > startedAt) {
+      secrets.push(options.secretBox.open(webhook.previous_secret));
+    }
+    return secrets;
+  }
+
   function headersFor(
     delivery: DeliveryWithEvent,
-    webhook: WebhookRow,
     startedAt: number,
+    secrets: string[],
   ): Record<string, string> {
     const timestamp = new Date(Math.floor(startedAt / 1000) * 1000);
     const headers: Record<string, string> = {
@@ -256,12 +288,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       'webhook-id': delivery.event_id,
       'webhook-timestamp': String(timestamp.getTime() / 1000),
     };
-    // Seed: deliveries are signed once the secret has been revealed, unsigned before.
-    if (webhook.secret && webhook.secret_revealed_at !== null) {
-      const secrets = [options.secretBox.open(webhook.secret)];
-      if (webhook.previous_secret && (webhook.previous_secret_expires_at ?? 0) > startedAt) {
-        secrets.push(options.secretBox.open(webhook.previous_secret));
-      }
+    if (secrets.length > 0) {
       headers['webhook-signature'] = signatureHeader(secrets, delivery.event_id, timestamp, delivery.payload);
     }
     return headers;

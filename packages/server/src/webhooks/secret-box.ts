@@ -6,6 +6,14 @@ const SEALED_PREFIX = 'sealed:v1:';
  * Keeps webhook secrets encrypted at rest (AES-256-GCM) when FOLIO_SECRET_KEY is set. Values
  * stored before a key was configured stay readable and are sealed on their next write.
  */
+/**
+ * A stored secret this process cannot open: FOLIO_SECRET_KEY unset, or another key than the one
+ * it was sealed with. A setting of this process, not a fault of the delivery or the receiver.
+ */
+export class SecretUnavailableError extends Error {
+  override name = 'SecretUnavailableError';
+}
+
 export interface SecretBox {
   seal(secret: string): string;
   open(stored: string): string;
@@ -23,7 +31,9 @@ export function createSecretBox(key: Buffer | undefined): SecretBox {
     open(stored) {
       if (!stored.startsWith(SEALED_PREFIX)) return stored;
       if (!key) {
-        throw new Error('A webhook secret is stored encrypted but FOLIO_SECRET_KEY is not set.');
+        throw new SecretUnavailableError(
+          'A webhook secret is stored encrypted but FOLIO_SECRET_KEY is not set.',
+        );
       }
       const [iv, tag, sealed] = stored
         .slice(SEALED_PREFIX.length)
@@ -35,7 +45,7 @@ export function createSecretBox(key: Buffer | undefined): SecretBox {
         return Buffer.concat([decipher.update(sealed!), decipher.final()]).toString('utf8');
       } catch {
         // GCM's own words ("unable to authenticate data") do not say which setting is wrong.
-        throw new Error(
+        throw new SecretUnavailableError(
           'A webhook secret cannot be decrypted: FOLIO_SECRET_KEY is not the key it was stored with.',
         );
       }

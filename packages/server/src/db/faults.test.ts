@@ -294,6 +294,25 @@ describe('database faults (postgres)', { skip: !DIALECTS.includes('postgres') },
     });
     assertAlive(folio);
   });
+  test('a frozen network: /readyz says so well before requests give up on the database', {
+    timeout: 60_000,
+  }, async () => {
+    // Requests wait the default 15 s; a load balancer's health check gives up long before.
+    const { proxy, folio, projectId, key } = await behindProxy();
+    proxy.freeze();
+    for (let round = 0; round < 2; round++) {
+      const started = performance.now();
+      const answer = await attempt(() => folio.request('GET', '/readyz', ''));
+      const ms = performance.now() - started;
+      assertUnavailable(answer, `readyz, round ${round}`);
+      // Its own bound, and then some for a busy machine; far from the requests' 15 s.
+      assert.ok(ms < 7_500, `readyz took ${Math.round(ms)} ms`);
+    }
+    proxy.restore();
+    await recovers(folio, projectId, key);
+    assertAlive(folio);
+  });
+
   // The timeout turns a regression (requests held for good) into a failure rather than a hang.
   test('a frozen network: every request that needs the database answers 503 within one timeout', {
     timeout: 90_000,

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { withDeadline } from '../deadline.ts';
 
 /** What a webhook attempt came to, as `folio_webhook_deliveries_total` counts it. */
 export type WebhookOutcome = 'succeeded' | 'failed' | 'retried';
@@ -205,16 +206,10 @@ const DATABASE_GAUGE_MS = 2_000;
  * counts, event-loop lag, memory), which are wanted most then.
  */
 async function fromDatabase(read: () => Promise<number>): Promise<number> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<number>((resolve) => {
-    timer = setTimeout(() => resolve(Number.NaN), DATABASE_GAUGE_MS);
-  });
   try {
-    return await Promise.race([read(), late]);
+    return await withDeadline(read(), DATABASE_GAUGE_MS, 'the database did not answer');
   } catch {
     return Number.NaN;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -2,9 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/tables.ts';
+import { withDeadline } from '../deadline.ts';
 import { AppError } from '../errors.ts';
 import { allowAnyOrigin } from '../http/cors.ts';
 import { errorResponses } from './common.ts';
+
+// A load balancer's health check gives up after a few seconds (Kubernetes' probe after one,
+// by default): a frozen database must read as not ready before that, not after the
+// FOLIO_DATABASE_TIMEOUT that requests wait.
+const READY_WITHIN_MS = 2_000;
 
 const Status = Type.Object({ success: Type.Literal(true), data: Type.Object({ status: Type.String() }) });
 
@@ -41,7 +47,7 @@ export function healthRoutes(db: Kysely<Database>): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         try {
-          await sql`select 1`.execute(db);
+          await withDeadline(sql`select 1`.execute(db), READY_WITHIN_MS, 'no answer in time');
         } catch (error) {
           request.log.warn({ err: error }, 'database is not answering');
           throw new AppError('unavailable', 'The database is not answering.');

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { DEFAULT_WEBHOOK_CONCURRENCY } from '../config.ts';
 import type { Database, DeliveryStatus, WebhookRow } from '../db/tables.ts';
+import { withDeadline } from '../deadline.ts';
 import { createFailureStreak } from '../failure-streak.ts';
 import { type DeliveryWithEvent, leaseDeliveries, selectDueDeliveries } from '../store/webhook-deliveries.ts';
 import { findWebhooks } from '../store/webhooks.ts';
@@ -340,14 +341,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       clearTimeout(timer);
     },
   };
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** Picks up to `free` deliveries, at most `limitOf` each project counting those already in flight. */

@@ -12,6 +12,7 @@ import {
 } from './config.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { ChangeFeed, ChangeToken } from './db/change-feed.ts';
+import type { DialectName } from './db/connect.ts';
 import { createPatience, type Patience, withPatience } from './db/patience.ts';
 import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
@@ -35,6 +36,7 @@ import { selfContained } from './routes/public/openapi-document.ts';
 import { openapiWebhooks, WEBHOOK_SIGNATURE_SCHEME } from './routes/public/openapi-webhooks.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
+import { openChangeHistory } from './services/change-history.ts';
 import { createChangeWatch } from './services/change-watch.ts';
 import { pruneChangeHistory } from './services/changes.ts';
 import type { ServiceDeps, WebhookPolicy } from './services/deps.ts';
@@ -106,6 +108,8 @@ export interface AppOptions {
    * pool and queries honour it. SQLite has no such waits, and the scope costs its requests.
    */
   sharedDatabaseWait?: boolean;
+  /** Which database `db` is (SQLite if not given): a restored PostgreSQL one is told by it. */
+  databaseDialect?: DialectName;
 }
 
 /** Builds the HTTP application. It never listens and never reads the environment. */
@@ -164,6 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   history.start();
   app.addHook('onClose', async () => history.stop());
   const changesRetentionMs = options.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS;
+  const changeHistory = await openChangeHistory(deps, options.databaseDialect ?? 'sqlite');
   const webhookRetentionMs = options.webhookRetentionMs ?? DEFAULT_WEBHOOK_RETENTION_MS;
   const pruners = [
     startPruning(
@@ -252,7 +257,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(docsRoutes(cache));
   await app.register(
     deliveryRoutes(
-      { ...deps, listing: createListingIndex(), changesRetentionMs },
+      { ...deps, listing: createListingIndex(), changesRetentionMs, changeHistory },
       cache,
       keys,
       accounting,

@@ -85,6 +85,11 @@ describe('folio backup [sqlite]', () => {
     })();
     const backupDir = tempDir();
     const file = path.join(backupDir, 'folio.sqlite');
+    const feed = (base: string, since = '') =>
+      fetch(`${base}/api/v1/projects/${project}/content/changes${since && `?since=${since}`}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+    const cursor = (await (await feed(original.base)).json()).data.cursor as string;
     const run = await runFolio({ FOLIO_DATA_DIR: dataDir }, ['backup', file, '--json']);
     writing = false;
     await writer;
@@ -107,6 +112,15 @@ describe('folio backup [sqlite]', () => {
     for (const [slug, article] of served.bySlug) {
       assert.deepEqual(article, now.bySlug.get(slug), `${slug} is served as the original serves it`);
     }
+
+    // The copy has a history of its own: the original's cursors count changes the copy will
+    // number anew, so a replica holding one is told to sync again rather than miss them.
+    assert.equal((await feed(original.base, cursor)).status, 200);
+    const refused = await feed(restored.base, cursor);
+    assert.equal(refused.status, 410);
+    assert.equal((await refused.json()).error.code, 'cursor_expired');
+    const fresh = (await (await feed(restored.base)).json()).data.cursor as string;
+    assert.equal((await feed(restored.base, fresh)).status, 200);
   });
 
   test('an existing file is replaced only with --force; a missing database or directory is an error', async () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { sqliteFile } from '../db/connect.ts';
 import { backupSqlite } from '../db/sqlite-backup.ts';
 import { AppError } from '../errors.ts';
+import { startNewHistoryIn } from '../services/change-history.ts';
 import { type CommandSpec, EXIT_OK } from './context.ts';
 
 export const backupCommand: CommandSpec = {
@@ -49,9 +50,12 @@ Options:
     if (!replace && fs.existsSync(output)) {
       throw new AppError('conflict', `${output} exists; pass --force to replace it.`);
     }
-    const { bytes, pages } = await backupSqlite(source, output, { replace }).catch((error: unknown) => {
-      throw describeFailure(error, output);
-    });
+    const amend = startNewHistoryIn;
+    const { bytes, pages } = await backupSqlite(source, output, { replace, amend }).catch(
+      (error: unknown) => {
+        throw describeFailure(error, output);
+      },
+    );
     context.print(
       { database: source, output, bytes, pages },
       () => `Backed up ${source} to ${output}: ${bytes.toLocaleString('en')} bytes, ${pages} pages.`,

@@ -21,12 +21,23 @@ const ALL_PAGES = 2 ** 31 - 1;
 export async function backupSqlite(
   source: string,
   target: string,
-  options: { replace: boolean },
+  options: {
+    replace: boolean /** Changes the copy before it is kept. */;
+    amend?: (copy: DatabaseSync) => void;
+  },
 ): Promise<SqliteBackup> {
   const partial = `${target}.partial-${process.pid}`;
   const database = new DatabaseSync(source, { timeout: 5000 });
   try {
     const pages = await backup(database, partial, { rate: ALL_PAGES });
+    if (options.amend) {
+      const copy = new DatabaseSync(partial);
+      try {
+        options.amend(copy);
+      } finally {
+        copy.close();
+      }
+    }
     const bytes = fs.statSync(partial).size;
     // A hard link, unlike a rename, fails when the target exists, even one made meanwhile.
     if (options.replace) fs.renameSync(partial, target);

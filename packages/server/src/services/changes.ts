@@ -40,6 +40,8 @@ export interface Cursor {
   /** When the sync this cursor continues began, rounded down to `bucketMs`; its age decides 410. */
   issuedAt: number;
   bucketMs: number;
+  /** The history of changes it is a position in (`change-history.ts`); none in older cursors. */
+  history?: string;
 }
 
 export interface ChangesQuery {
@@ -56,13 +58,18 @@ export function cursorBucketMs(retentionMs: number): number {
 export type CursorPerspective = 'c' | 'p';
 
 /**
- * A cursor's text: `<perspective>2.<seq>.<skipDeletesUpTo>.<issuedAt>.<bucketMs>.<check>`, in
- * base64url. The check covers the project too, so a cursor handed to another project's feed
- * (a site switched to another project, or to another Folio) is refused rather than read as a
- * position in a history it is not from.
+ * A cursor's text:
+ * `<perspective>3.<seq>.<skipDeletesUpTo>.<issuedAt>.<bucketMs>.<history>.<check>`, in base64url.
+ * The check covers the project too, so a cursor handed to another project's feed (a site
+ * switched to another project, or to another Folio) is refused rather than read as a position
+ * in a history it is not from. Version 2 is the same without the history.
  */
 export function encodeCursor(cursor: Cursor, perspective: CursorPerspective, projectId: string): string {
-  const body = `${perspective}2.${cursor.seq}.${cursor.skipDeletesUpTo}.${cursor.issuedAt}.${cursor.bucketMs}`;
+  const fields = `${cursor.seq}.${cursor.skipDeletesUpTo}.${cursor.issuedAt}.${cursor.bucketMs}`;
+  const body =
+    cursor.history === undefined
+      ? `${perspective}2.${fields}`
+      : `${perspective}3.${fields}.${cursor.history}`;
   return Buffer.from(`${body}.${checkOf(`${projectId}\n${body}`)}`).toString('base64url');
 }
 
@@ -79,7 +86,7 @@ export function decodeCursor(
 ): Cursor | undefined {
   if (!/^[A-Za-z0-9_-]{1,120}$/.test(text)) return undefined;
   const match =
-    /^(([cp])([12])\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.(\d{1,10}))(?:\.([A-Za-z0-9_-]{6}))?$/.exec(
+    /^(([cp])([123])\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})\.(\d{1,10})(?:\.([A-Za-z0-9_-]{8}))?)(?:\.([A-Za-z0-9_-]{6}))?$/.exec(
       Buffer.from(text, 'base64url').toString('latin1'),
     );
   if (!match || match[2] !== perspective) return undefined;
@@ -90,13 +97,16 @@ export function decodeCursor(
     number,
   ];
   if (bucketMs < 1) return undefined;
-  const cursor = { seq, skipDeletesUpTo, issuedAt, bucketMs };
-  const [body, version, check] = [match[1]!, match[3], match[8]];
-  // A cursor is taken only as the very text it was written as. Version 1, written before the
-  // check covered the project, is still taken until it expires: without a check at all (the
-  // first cursors), or with a check of its own text.
+  const [body, version, history, check] = [match[1]!, match[3], match[8], match[9]];
+  // Only version 3 names its history.
+  if ((version === '3') !== (history !== undefined)) return undefined;
+  const cursor: Cursor = { seq, skipDeletesUpTo, issuedAt, bucketMs, ...(history ? { history } : {}) };
+  // A cursor is taken only as the very text it was written as. Older versions are still taken
+  // until they expire: version 2, before cursors named their history; version 1, before the
+  // check covered the project, without a check at all (the first cursors) or with one of its
+  // own text.
   const expected =
-    version === '2'
+    version !== '1'
       ? encodeCursor(cursor, perspective, projectId)
       : check === undefined
         ? Buffer.from(body).toString('base64url')
@@ -120,10 +130,15 @@ export function changesFreshUntil(deps: FeedDeps, projectId: string, since: stri
   if (since === undefined) return bucketEnd;
   const cursor = decodeCursor(since, 'c', projectId);
   if (!cursor) return now;
+  // From another history: answered 410 however long it waits, so as long as the bucket.
   return Math.min(bucketEnd, cursor.issuedAt + retentionMs + 1);
 }
 
-type FeedDeps = ServiceDeps & { changesRetentionMs?: number | undefined };
+type FeedDeps = ServiceDeps & {
+  changesRetentionMs?: number | undefined;
+  /** This database's history of changes (`change-history.ts`), named in every cursor. */
+  changeHistory?: string | undefined;
+};
 
 /** How one perspective's feed reads its changes and writes them as JSON. */
 interface FeedSource<R extends { seq: number }> {
@@ -186,6 +201,12 @@ async function feedPage<R extends { seq: number }>(
   if (now - from.issuedAt > retentionMs) {
     throw new AppError('cursor_expired');
   }
+  if (from.history !== undefined && from.history !== deps.changeHistory) {
+    throw new AppError(
+      'cursor_expired',
+      'The cursor is from a history of changes this server no longer has (its database was restored from a backup); sync again without it.',
+    );
+  }
   const limit = Math.min(query.limit, MAX_LIMIT);
   const rows = await source.list({
     after: from.seq,
@@ -197,9 +218,16 @@ async function feedPage<R extends { seq: number }>(
   const last = page.at(-1)?.seq ?? from.seq;
   // Mid-sync, the cursor keeps the time the sync began: history older than the retention may
   // be pruned, so a sync is complete only if it finishes within it.
+  const history = deps.changeHistory === undefined ? {} : { history: deps.changeHistory };
   const next: Cursor = hasMore
-    ? { ...from, seq: last }
-    : { seq: Math.max(last, from.skipDeletesUpTo), skipDeletesUpTo: 0, issuedAt: current, bucketMs };
+    ? { ...from, seq: last, ...history }
+    : {
+        seq: Math.max(last, from.skipDeletesUpTo),
+        skipDeletesUpTo: 0,
+        issuedAt: current,
+        bucketMs,
+        ...history,
+      };
   const changes = (await source.render(page)).filter((json) => json !== undefined);
   const cursor = encodeCursor(next, source.perspective, project.id);
   return { data: `{"changes":[${changes.join(',')}],"cursor":"${cursor}","hasMore":${hasMore}}` };

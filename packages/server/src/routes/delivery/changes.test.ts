@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { createMetrics } from '../../http/metrics.ts';
 import { cursorBucketMs, pruneChangeHistory } from '../../services/changes.ts';
 import { DIALECTS } from '../../test/databases.ts';
-import { createTestApp, newArticle, type TestApp } from '../../test/test-app.ts';
+import { buildSecondApp, createTestApp, newArticle, type TestApp } from '../../test/test-app.ts';
 
 const DAY = 86_400_000;
 const RETENTION = 30 * DAY;
@@ -287,6 +287,41 @@ for (const dialect of DIALECTS) {
           ['b'],
           legacy,
         );
+      }
+    });
+
+    test('after a restore, a cursor from the lost history is 410, and a sync without it mends the replica', async () => {
+      await put('a', { published: true });
+      const replica: Replica = new Map();
+      const cursor = await sync(feed, replica);
+      // What a restore leaves: a history of its own (a backup copy's, or a PostgreSQL database
+      // found in another place), read by the server that starts on it.
+      await t.db
+        .updateTable('settings')
+        .set({ value: 'restored ' })
+        .where('key', '=', 'change_history')
+        .execute();
+      const restarted = await buildSecondApp(t);
+      try {
+        const ask = (since: string) =>
+          restarted.inject({
+            method: 'GET',
+            url: changesUrl(feed.projectId, `?since=${since}`),
+            headers: { authorization: `Bearer ${feed.key}` },
+          });
+        const response = await ask(cursor);
+        assert.equal(response.statusCode, 410, response.body);
+        assert.equal(response.json().error.code, 'cursor_expired');
+        assert.match(response.json().error.message, /restored from a backup/);
+        // A new sync's cursor is of the new history, and taken.
+        const fresh = await restarted.inject({
+          method: 'GET',
+          url: changesUrl(feed.projectId),
+          headers: { authorization: `Bearer ${feed.key}` },
+        });
+        assert.equal((await ask(fresh.json().data.cursor)).statusCode, 200);
+      } finally {
+        await restarted.close();
       }
     });
 

@@ -1,0 +1,55 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { type Kysely, sql } from 'kysely';
+import type { DialectName } from '../db/connect.ts';
+import type { Database } from '../db/tables.ts';
+import { findSetting } from './settings.ts';
+
+export const CHANGE_HISTORY_SETTING = 'change_history';
+
+/**
+ * Where the database lives, as far as a restore changes it: PostgreSQL's OID of the database
+ * (a dump restored into a new database, as the README says to, has another); nothing for SQLite,
+ * whose backups are marked when they are made (`sqlite-backup.ts`).
+ */
+export async function databasePlace(db: Kysely<Database>, dialect: DialectName): Promise<string> {
+  if (dialect !== 'postgres') return '';
+  const { rows } = await sql<{ oid: string }>`
+    select oid::text as oid from pg_database where datname = current_database()`.execute(db);
+  return rows[0]?.oid ?? '';
+}
+
+/** The stored history setting: `<tag> <place>`, or undefined before the first start. */
+export function findChangeHistory(db: Kysely<Database>): Promise<string | undefined> {
+  return findSetting(db, CHANGE_HISTORY_SETTING);
+}
+
+/**
+ * Stores `value` if the setting still holds `expected` (undefined: none yet), so that processes
+ * starting at once agree on one history; returns the value stored afterwards.
+ */
+export async function replaceChangeHistory(
+  db: Kysely<Database>,
+  expected: string | undefined,
+  value: string,
+): Promise<string> {
+  if (expected === undefined) {
+    await db
+      .insertInto('settings')
+      .values({ key: CHANGE_HISTORY_SETTING, value })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+  } else {
+    await db
+      .updateTable('settings')
+      .set({ value })
+      .where('key', '=', CHANGE_HISTORY_SETTING)
+      .where('value', '=', expected)
+      .execute();
+  }
+  return (await findChangeHistory(db))!;
+}
+
+/** Stores `tag` as the history of a SQLite file opened on its own (a backup copy). */
+export function replaceChangeHistoryIn(copy: DatabaseSync, tag: string): void {
+  copy.prepare('update settings set value = ? where key = ?').run(`${tag} `, CHANGE_HISTORY_SETTING);
+}

@@ -12,7 +12,6 @@ import {
 } from './config.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { ChangeFeed, ChangeToken } from './db/change-feed.ts';
-import type { DialectName } from './db/connect.ts';
 import { createPatience, type Patience, withPatience } from './db/patience.ts';
 import type { Database } from './db/tables.ts';
 import { installConditionalGets } from './http/caching.ts';
@@ -108,8 +107,6 @@ export interface AppOptions {
    * pool and queries honour it. SQLite has no such waits, and the scope costs its requests.
    */
   sharedDatabaseWait?: boolean;
-  /** Which database `db` is (SQLite if not given): a restored PostgreSQL one is told by it. */
-  databaseDialect?: DialectName;
 }
 
 /** Builds the HTTP application. It never listens and never reads the environment. */
@@ -168,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   history.start();
   app.addHook('onClose', async () => history.stop());
   const changesRetentionMs = options.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS;
-  const changeHistory = await openChangeHistory(deps, options.databaseDialect ?? 'sqlite');
+  const changeHistory = await openChangeHistory(deps);
   const webhookRetentionMs = options.webhookRetentionMs ?? DEFAULT_WEBHOOK_RETENTION_MS;
   const pruners = [
     startPruning(

@@ -42,7 +42,6 @@ export async function start(config: Config): Promise<void> {
     changesRetentionMs: config.changesRetentionMs,
     webhookRetentionMs: config.webhookRetentionMs,
     sharedDatabaseWait: database.dialect === 'postgres',
-    databaseDialect: database.dialect,
     metrics,
     rateLimits: await createRateLimits({
       perCredential: config.rateLimit,

@@ -3,19 +3,22 @@ import { execFile } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { upsertArticle } from '../services/articles.ts';
 import { createProject } from '../services/projects.ts';
 import {
   latestPreviewQuery,
+  listPublishedArticles,
   previewBySlugQuery,
   previewPageQuery,
   slugHolderQuery,
 } from '../store/articles.ts';
-import { createTestDatabase, DIALECTS } from '../test/databases.ts';
+import { createTestDatabase, DIALECTS, POSTGRES_ADMIN_URL } from '../test/databases.ts';
 import { openDatabase } from './connect.ts';
 import { migrateToLatest } from './migrate.ts';
+import { connectPostgres } from './postgres.ts';
+import type { Database } from './tables.ts';
 
 const execFileAsync = promisify(execFile);
 const ALL_MIGRATIONS = [
@@ -34,6 +37,7 @@ const ALL_MIGRATIONS = [
   '0013-preview-order',
   '0014-served-rewrite',
   '0015-deliveries-by-project',
+  '0016-article-id-order',
 ];
 const CHILD = fileURLToPath(new URL('../test/migrate-child.ts', import.meta.url));
 
@@ -259,3 +263,39 @@ for (const dialect of DIALECTS) {
     }
   });
 }
+
+describe('article order on a PostgreSQL database with a locale', {
+  skip: !DIALECTS.includes('postgres'),
+}, () => {
+  test('ties are broken by id as bytes compare, as on SQLite, not as the locale sorts', async () => {
+    const name = `folio_test_icu_${process.pid}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    await admin.connect();
+    // Many installs create databases in a locale such as en_US.UTF-8.
+    await admin.query(
+      `create database ${name} template template0 locale_provider icu icu_locale 'en-US' locale 'C.UTF-8'`,
+    );
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = `/${name}`;
+    const { dialect, pool } = connectPostgres(url.toString(), 2);
+    const db = new Kysely<Database>({ dialect });
+    try {
+      await migrateToLatest(db, 'postgres');
+      await sql`insert into projects (id, name, created_at) values ('p', 'P', 0)`.execute(db);
+      // Published together (a scheduled burst): one publishedAt, so the id decides.
+      const ids = ['a', 'B', 'b', 'A', '_x', '-x', '0', 'Z', 'aB', 'ab'];
+      for (const id of ids) {
+        await sql`insert into articles (project_id, id, slug, title, blocks, seo, related, updated_at, created_at, published, published_at)
+          values ('p', ${id}, ${`s${id}`}, 'T', '[]', '{}', '[]', 0, 0, 1, 1000)`.execute(db);
+      }
+      const listed = (await listPublishedArticles(db, 'p', { limit: 100, offset: 0 })).map((row) => row.id);
+      const bytewise = [...ids].sort((x, y) => Buffer.compare(Buffer.from(y), Buffer.from(x)));
+      assert.deepEqual(listed, bytewise);
+    } finally {
+      await db.destroy();
+      await pool.end().catch(() => {});
+      await admin.query(`drop database ${name} with (force)`);
+      await admin.end();
+    }
+  });
+});

@@ -12,7 +12,7 @@ for (const dialect of DIALECTS) {
       t = await createTestApp(dialect);
     });
     afterEach(() => t.close());
-    const open = () => openChangeHistory({ db: t.db, now: t.clock.now }, dialect);
+    const open = () => openChangeHistory({ db: t.db, now: t.clock.now });
 
     test('is made once, and every process that opens the database reads the same', async () => {
       const tags = await Promise.all([open(), open(), open()]);

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import type { DialectName } from '../db/connect.ts';
 import {
   databasePlace,
   findChangeHistory,
@@ -17,8 +16,8 @@ import type { ServiceDeps } from './deps.ts';
  * is made at the first start, anew when the database is found in another place (a PostgreSQL
  * dump restored into a new database), and anew in every SQLite backup copy.
  */
-export async function openChangeHistory(deps: ServiceDeps, dialect: DialectName): Promise<string> {
-  const place = await databasePlace(deps.db, dialect);
+export async function openChangeHistory(deps: ServiceDeps): Promise<string> {
+  const place = await databasePlace(deps.db);
   let stored = await findChangeHistory(deps.db);
   // Twice at most: another process starting at once may have stored its own tag first.
   for (let tries = 0; tries < 2; tries++) {

@@ -1,6 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { type Kysely, sql } from 'kysely';
-import type { DialectName } from '../db/connect.ts';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { findSetting } from './settings.ts';
 
@@ -11,8 +10,8 @@ export const CHANGE_HISTORY_SETTING = 'change_history';
  * (a dump restored into a new database, as the README says to, has another); nothing for SQLite,
  * whose backups are marked when they are made (`sqlite-backup.ts`).
  */
-export async function databasePlace(db: Kysely<Database>, dialect: DialectName): Promise<string> {
-  if (dialect !== 'postgres') return '';
+export async function databasePlace(db: Kysely<Database>): Promise<string> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return '';
   const { rows } = await sql<{ oid: string }>`
     select oid::text as oid from pg_database where datname = current_database()`.execute(db);
   return rows[0]?.oid ?? '';

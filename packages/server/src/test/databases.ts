@@ -76,6 +76,9 @@ function fileDatabase(): Promise<string> {
   return fileDatabaseUrl;
 }
 
+/** The URL of the PostgreSQL server's admin database, for tests that create their own. */
+export const POSTGRES_ADMIN_URL = ADMIN_URL;
+
 export interface TestDatabase {
   db: Kysely<Database>;
   dialect: DialectName;

@@ -129,7 +129,6 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     },
     changeFeed,
     sharedDatabaseWait: dialect === 'postgres',
-    databaseDialect: dialect,
     ...(options.responseCacheBytes === undefined ? {} : { responseCacheBytes: options.responseCacheBytes }),
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),

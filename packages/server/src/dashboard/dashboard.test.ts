@@ -30,9 +30,27 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(response.statusCode, 401);
       assert.match(response.headers['content-type'] as string, /^text\/html/);
-      assert.match(response.body, /That is not the admin token/);
+      assert.match(
+        response.body,
+        /That is not the admin token\. Lost it\? On the server, npx folio admin-token reset/,
+      );
       assert.equal(sessionCookieOf(response), undefined);
       assert.doesNotMatch(response.body, /not-the-token/);
+    });
+
+    test("a site's key pasted in by mistake is named as one", async () => {
+      const projectId = (await t.createProject()).id;
+      const key = await t.createKey(projectId);
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: FORM,
+        payload: form({ token: key }),
+      });
+      assert.equal(response.statusCode, 401);
+      assert.match(response.body, /That is a key that sites read articles with, not the admin token\./);
+      assert.equal(sessionCookieOf(response), undefined);
+      assert.ok(!response.body.includes(key), 'the key is not shown back');
     });
 
     test('the right token gives an HttpOnly, SameSite=Strict cookie under /dashboard, without Secure on http', async () => {

@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import type { LastHour } from '../http/metrics-history.ts';
 import type { AdminCredential } from '../services/admin-auth.ts';
 import type { ServiceDeps } from '../services/deps.ts';
+import { TOKEN_PREFIXES } from '../services/tokens.ts';
 import { articleRoutes } from './article-routes.ts';
 import {
   attachSession,
@@ -182,7 +183,7 @@ function installSessionRoutes(
         .send();
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'unauthorized') throw error;
-      return sendHtml(reply, signInPage({ error: 'That is not the admin token.', next }), 401);
+      return sendHtml(reply, signInPage({ error: refusedTokenMessage(formBody(request).token), next }), 401);
     }
   });
 
@@ -191,6 +192,15 @@ function installSessionRoutes(
     reply.header('set-cookie', sessionCookie(request, '', 0, publicOrigin));
     return reply.code(303).header('location', '/dashboard/sign-in').send();
   });
+}
+
+/** Why a sign-in was refused: a site's key pasted in by mistake is named as one. */
+function refusedTokenMessage(token: string | undefined): string {
+  const isKey = [TOKEN_PREFIXES.content, TOKEN_PREFIXES.preview].some((prefix) =>
+    token?.trim().startsWith(prefix),
+  );
+  if (isKey) return 'That is a key that sites read articles with, not the admin token.';
+  return 'That is not the admin token. Lost it? On the server, npx folio admin-token reset prints a new one.';
 }
 
 /** The page a refused form was on, from the Referer (this dashboard sends it same-origin only). */

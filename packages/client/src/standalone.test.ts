@@ -175,51 +175,33 @@ describe('the packed @folio/client installed on its own', { timeout: 180_000 }, 
     assert.equal(out.handler, 'function');
   });
 
+  /** Type-checks `source` as a file of the site, strictly and without skipLibCheck. */
+  function typeCheck(file: string, source: string, types: { typeRoots?: string[]; types: string[] }) {
+    writeFileSync(join(app, file), source);
+    const config = `tsconfig.${file}.json`;
+    const compilerOptions = {
+      target: 'es2022',
+      lib: ['es2022', 'dom'],
+      module: 'nodenext',
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      ...types,
+    };
+    writeFileSync(join(app, config), JSON.stringify({ compilerOptions, files: [file] }));
+    run(process.execPath, [tsc, '-p', config], app);
+  }
+
   it('type-checks a consumer against the shipped .d.ts files, without skipLibCheck', () => {
-    writeFileSync(join(app, 'check.ts'), consumerTypes);
-    writeFileSync(
-      join(app, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'es2022',
-          lib: ['es2022', 'dom'],
-          module: 'nodenext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          typeRoots: [typeRoots],
-          types: ['node'],
-        },
-        files: ['check.ts'],
-      }),
-    );
-    run(process.execPath, [tsc, '-p', 'tsconfig.json'], app);
+    typeCheck('check.ts', consumerTypes, { typeRoots: [typeRoots], types: ['node'] });
   });
 
   it('type-checks a Web-only consumer of the main entry without @types/node or skipLibCheck', () => {
-    writeFileSync(
-      join(app, 'web.ts'),
-      `${consumerTypes}
+    const web = `${consumerTypes}
 import { createWebhookReceiver } from '@folio/client';
 export const receive = createWebhookReceiver({ secret: 'whsec_x', onEvent: () => {} });
-`,
-    );
-    writeFileSync(
-      join(app, 'tsconfig.web.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'es2022',
-          lib: ['es2022', 'dom'],
-          module: 'nodenext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          types: [],
-        },
-        files: ['web.ts'],
-      }),
-    );
-    run(process.execPath, [tsc, '-p', 'tsconfig.web.json'], app);
+`;
+    typeCheck('web.ts', web, { types: [] });
   });
 
   it('loads from CommonJS through require, as Node 20.19 and later allow for ES modules', () => {

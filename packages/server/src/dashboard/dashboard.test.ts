@@ -20,14 +20,11 @@ for (const dialect of DIALECTS) {
       t = await createTestApp(dialect);
     });
     after(() => t.close());
+    const signInWith = (token: string) =>
+      t.app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: FORM, payload: form({ token }) });
 
     test('a wrong token shows an error on the sign-in page and sets no cookie', async () => {
-      const response = await t.app.inject({
-        method: 'POST',
-        url: '/dashboard/sign-in',
-        headers: FORM,
-        payload: form({ token: 'not-the-token' }),
-      });
+      const response = await signInWith('not-the-token');
       assert.equal(response.statusCode, 401);
       assert.match(response.headers['content-type'] as string, /^text\/html/);
       assert.match(
@@ -41,12 +38,7 @@ for (const dialect of DIALECTS) {
     test("a site's key pasted in by mistake is named as one", async () => {
       const projectId = (await t.createProject()).id;
       const key = await t.createKey(projectId);
-      const response = await t.app.inject({
-        method: 'POST',
-        url: '/dashboard/sign-in',
-        headers: FORM,
-        payload: form({ token: key }),
-      });
+      const response = await signInWith(key);
       assert.equal(response.statusCode, 401);
       assert.match(response.body, /That is a key that sites read articles with, not the admin token\./);
       assert.equal(sessionCookieOf(response), undefined);
@@ -54,12 +46,7 @@ for (const dialect of DIALECTS) {
     });
 
     test('the right token gives an HttpOnly, SameSite=Strict cookie under /dashboard, without Secure on http', async () => {
-      const response = await t.app.inject({
-        method: 'POST',
-        url: '/dashboard/sign-in',
-        headers: FORM,
-        payload: form({ token: ADMIN_TOKEN }),
-      });
+      const response = await signInWith(ADMIN_TOKEN);
       assert.equal(response.statusCode, 303);
       assert.equal(response.headers.location, '/dashboard');
       const cookie = sessionCookieOf(response)!;

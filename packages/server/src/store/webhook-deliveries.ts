@@ -240,6 +240,16 @@ export async function leaseDeliveries(
   return selectWithEvent(trx).where('d.id', 'in', ids).where('d.lock_token', '=', lease.token).execute();
 }
 
+/** Gives up the lease on a delivery this claim holds, untouched: any claimer may take it now. */
+export async function releaseLease(db: Kysely<Database>, id: string, token: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ lock_token: null, locked_until: null })
+    .where('id', '=', id)
+    .where('lock_token', '=', token)
+    .execute();
+}
+
 /**
  * Records an attempt's outcome, fenced by the lease: only the claim that holds it may finish
  * the delivery. False when the lease was lost (expired and taken by another claimer). A resend

@@ -6,7 +6,12 @@ import { DEFAULT_WEBHOOK_CONCURRENCY } from '../config.ts';
 import type { Database, DeliveryStatus, WebhookRow } from '../db/tables.ts';
 import { withDeadline } from '../deadline.ts';
 import { createFailureStreak } from '../failure-streak.ts';
-import { type DeliveryWithEvent, leaseDeliveries, selectDueDeliveries } from '../store/webhook-deliveries.ts';
+import {
+  type DeliveryWithEvent,
+  leaseDeliveries,
+  releaseLease,
+  selectDueDeliveries,
+} from '../store/webhook-deliveries.ts';
 import { findWebhooks } from '../store/webhooks.ts';
 import { type Resolver, resolveWebhookTarget } from './address-guard.ts';
 import { createAttemptRecorder } from './attempt-recorder.ts';
@@ -61,6 +66,9 @@ const MIN_CONCURRENCY = 16;
 const OPENING_PACE = 4;
 // Retry times a process keeps to wake up for; past this many, polling finds the rest.
 const MAX_NOTED_RETRIES = 10_000;
+// How long a process that cannot sign a project's deliveries leaves them to other processes
+// before it looks again (its FOLIO_SECRET_KEY does not change while it runs; the secret may).
+const UNSIGNABLE_REST_MS = 60_000;
 
 /** A delivery this process holds the lease on, with its project's webhook as the claim read it. */
 interface Claimed {
@@ -117,6 +125,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       ),
     recovered: (tries) => options.logger?.info({ tries }, 'signing webhook deliveries works again'),
   });
+  // Projects whose secret this process cannot open, and until when it leaves them to others.
+  const unsignableProjects = new Map<string, number>();
   // Retries this process scheduled, soonest first, and when the last claim looked: between
   // claims the loop sleeps until the next retry rather than a whole poll interval, so a retry
   // goes out on its time. Polling still finds those past the bound, and other processes' own.
@@ -138,8 +148,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function claim(): Promise<Claimed[]> {
     const free = concurrency - inFlight.size;
     if (free <= 0) return [];
-    const busy = [...perProject].filter(([id, count]) => count >= paceOf(id)).map(([id]) => id);
     const at = now();
+    const busy = [...perProject].filter(([id, count]) => count >= paceOf(id)).map(([id]) => id);
+    for (const [projectId, until] of unsignableProjects) {
+      if (until > at) busy.push(projectId);
+      else unsignableProjects.delete(projectId);
+    }
     claimedAt = at;
     const token = `${workerId}:${randomUUID()}`;
     const claimed = await db.transaction().execute(async (trx) => {
@@ -193,10 +207,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       unsignable.succeeded();
     } catch (error) {
       if (!(error instanceof SecretUnavailableError)) throw error;
-      // Not an attempt: nothing was sent, and the receiver is not at fault. The delivery stays
-      // leased to this process until the lease ends; then any process may claim it, and one
-      // started with the right FOLIO_SECRET_KEY sends it.
+      // Not an attempt: nothing was sent, and the receiver is not at fault. The delivery goes
+      // back at once, and this process leaves the project's deliveries alone for a while, so a
+      // process started with the right FOLIO_SECRET_KEY takes them rather than race it for them.
       unsignable.failed(error);
+      unsignableProjects.set(delivery.project_id, now() + UNSIGNABLE_REST_MS);
+      await releaseLease(db, delivery.id, token);
       return;
     }
     const attemptsMade = delivery.attempts + 1;

@@ -103,6 +103,9 @@ describe('folio backup [sqlite]', () => {
     assert.equal(check.prepare('pragma integrity_check').get()?.integrity_check, 'ok');
     check.close();
 
+    // Kept as it came, to be restored a second time below.
+    const pristine = path.join(tempDir(), 'folio.sqlite');
+    fs.copyFileSync(file, pristine);
     const restored = await serve(backupDir, false);
     servers.push(restored.server);
     const served = await listArticles(restored.base, project, key);
@@ -121,6 +124,17 @@ describe('folio backup [sqlite]', () => {
     assert.equal((await refused.json()).error.code, 'cursor_expired');
     const fresh = (await (await feed(restored.base)).json()).data.cursor as string;
     assert.equal((await feed(restored.base, fresh)).status, 200);
+
+    // The same copy restored again starts yet another history: the first restore's cursors
+    // count changes this one will number anew too.
+    await putArticle(restored.base, project, 'after-the-first-restore');
+    const afterFirst = (await (await feed(restored.base, fresh)).json()).data.cursor as string;
+    await stop(restored.server);
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+    fs.copyFileSync(pristine, file);
+    const again = await serve(backupDir, false);
+    servers.push(again.server);
+    assert.equal((await feed(again.base, afterFirst)).status, 410);
   });
 
   test('an existing file is replaced only with --force; a missing database or directory is an error', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { findChangeHistory } from '../store/change-history.ts';
 import { DIALECTS } from '../test/databases.ts';
 import { createTestApp, type TestApp } from '../test/test-app.ts';
@@ -37,5 +38,16 @@ for (const dialect of DIALECTS) {
       assert.equal(place === '', dialect === 'sqlite');
       assert.equal(await open(), after, 'then stays');
     });
+
+    if (dialect === 'postgres') {
+      test('starts anew when a dump is restored over the database (--clean: a new settings table)', async () => {
+        const tag = await open();
+        await sql`alter table settings rename to settings_before`.execute(t.db);
+        await sql`create table settings (like settings_before including all)`.execute(t.db);
+        await sql`insert into settings select * from settings_before`.execute(t.db);
+        await sql`drop table settings_before`.execute(t.db);
+        assert.notEqual(await open(), tag);
+      });
+    }
   });
 }

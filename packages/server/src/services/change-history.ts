@@ -3,8 +3,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import {
   databasePlace,
   findChangeHistory,
+  forgetChangeHistoryIn,
   replaceChangeHistory,
-  replaceChangeHistoryIn,
 } from '../store/change-history.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -13,8 +13,9 @@ import type { ServiceDeps } from './deps.ts';
  * database restored from a backup numbers its next changes as the lost ones were numbered, so a
  * replica's cursor from before the restore would read as a position in the new history and
  * miss what it holds; with another tag, it is answered 410 and the replica syncs anew. The tag
- * is made at the first start, anew when the database is found in another place (a PostgreSQL
- * dump restored into a new database), and anew in every SQLite backup copy.
+ * is made at the first start, and anew when the database is found in another place (a
+ * PostgreSQL dump restored) or without one (a SQLite backup copy, however many times it is
+ * restored).
  */
 export async function openChangeHistory(deps: ServiceDeps): Promise<string> {
   const place = await databasePlace(deps.db);
@@ -29,14 +30,14 @@ export async function openChangeHistory(deps: ServiceDeps): Promise<string> {
 }
 
 /** A new history tag: 8 characters of base64url. */
-export function newHistoryTag(): string {
+function newHistoryTag(): string {
   return randomBytes(6).toString('base64url');
 }
 
 /**
- * Gives a SQLite backup copy a history of its own: once restored, it is not the database whose
- * later changes the replicas' cursors count, and they are answered 410.
+ * Leaves a SQLite backup copy without a history: a server started on it, once restored, makes a
+ * new one (each time the copy is restored), and the replicas' cursors are answered 410.
  */
 export function startNewHistoryIn(copy: DatabaseSync): void {
-  replaceChangeHistoryIn(copy, newHistoryTag());
+  forgetChangeHistoryIn(copy);
 }

@@ -6,15 +6,17 @@ import { findSetting } from './settings.ts';
 export const CHANGE_HISTORY_SETTING = 'change_history';
 
 /**
- * Where the database lives, as far as a restore changes it: PostgreSQL's OID of the database
- * (a dump restored into a new database, as the README says to, has another); nothing for SQLite,
- * whose backups are marked when they are made (`sqlite-backup.ts`).
+ * Where the database lives, as far as a restore changes it. On PostgreSQL, the OIDs of the
+ * database and of its settings table: a dump restored into a new database (as the README says)
+ * has another database, one restored over the old with `--clean` another table. Nothing for
+ * SQLite, whose backup copies carry no history instead (`forgetChangeHistoryIn`).
  */
 export async function databasePlace(db: Kysely<Database>): Promise<string> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return '';
-  const { rows } = await sql<{ oid: string }>`
-    select oid::text as oid from pg_database where datname = current_database()`.execute(db);
-  return rows[0]?.oid ?? '';
+  const { rows } = await sql<{ place: string }>`
+    select oid::text || '.' || 'settings'::regclass::oid::text as place
+    from pg_database where datname = current_database()`.execute(db);
+  return rows[0]?.place ?? '';
 }
 
 /** The stored history setting: `<tag> <place>`, or undefined before the first start. */
@@ -48,7 +50,7 @@ export async function replaceChangeHistory(
   return (await findChangeHistory(db))!;
 }
 
-/** Stores `tag` as the history of a SQLite file opened on its own (a backup copy). */
-export function replaceChangeHistoryIn(copy: DatabaseSync, tag: string): void {
-  copy.prepare('update settings set value = ? where key = ?').run(`${tag} `, CHANGE_HISTORY_SETTING);
+/** Removes the history of a SQLite file opened on its own (a backup copy). */
+export function forgetChangeHistoryIn(copy: DatabaseSync): void {
+  copy.prepare('delete from settings where key = ?').run(CHANGE_HISTORY_SETTING);
 }

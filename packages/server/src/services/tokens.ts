@@ -10,10 +10,10 @@ export const TOKEN_PREFIXES = { admin: 'folio_admin_', content: 'folio_ck_', pre
 export function credentialMixUp(token: string, expected: 'admin' | 'key'): string {
   const isKey = token.startsWith(TOKEN_PREFIXES.content) || token.startsWith(TOKEN_PREFIXES.preview);
   if (expected === 'admin' && isKey) {
-    return ': this is a content or preview key, for the delivery API (/api/v1); the management API takes the admin token';
+    return ': this looks like a content or preview key, which is for the delivery API (/api/v1); the management API takes the admin token';
   }
   if (expected === 'key' && token.startsWith(TOKEN_PREFIXES.admin)) {
-    return ': this is the admin token, for the management API (/admin/v1) and the dashboard; the delivery API takes a content key (folio_ck_…) or a preview key (folio_pk_…)';
+    return ': this looks like an admin token, which is for the management API (/admin/v1) and the dashboard; the delivery API takes a content key (folio_ck_…) or a preview key (folio_pk_…)';
   }
   return '';
 }

@@ -76,7 +76,7 @@ for (const dialect of DIALECTS) {
       assert.equal(admin.statusCode, 401);
       assert.match(
         admin.json().error.message,
-        /^The content key is not valid: this is the admin token, for the management API/,
+        /^The content key is not valid: this looks like an admin token, which is for the management API/,
       );
       const typo = await t.deliver(`${key}x`, list());
       assert.equal(typo.json().error.message, 'The content key is not valid.');
@@ -88,7 +88,7 @@ for (const dialect of DIALECTS) {
       assert.equal(management.statusCode, 401);
       assert.match(
         management.json().error.message,
-        /^The admin token is not valid: this is a content or preview key, for the delivery API/,
+        /^The admin token is not valid: this looks like a content or preview key, which is for the delivery API/,
       );
     });
 

@@ -101,10 +101,10 @@ export function decodeCursor(
   // Only version 3 names its history.
   if ((version === '3') !== (history !== undefined)) return undefined;
   const cursor: Cursor = { seq, skipDeletesUpTo, issuedAt, bucketMs, ...(history ? { history } : {}) };
-  // A cursor is taken only as the very text it was written as. Older versions are still taken
-  // until they expire: version 2, before cursors named their history; version 1, before the
-  // check covered the project, without a check at all (the first cursors) or with one of its
-  // own text.
+  // A cursor is taken only as the very text it was written as. Older versions are still read,
+  // to be answered 410 rather than 400 (`feedPage`): version 2, before cursors named their
+  // history; version 1, before the check covered the project, without a check at all (the
+  // first cursors) or with one of its own text.
   const expected =
     version !== '1'
       ? encodeCursor(cursor, perspective, projectId)
@@ -200,6 +200,14 @@ async function feedPage<R extends { seq: number }>(
   const from = startingCursor(query.since, project, current, bucketMs, source.perspective);
   if (now - from.issuedAt > retentionMs) {
     throw new AppError('cursor_expired');
+  }
+  if (query.since !== undefined && from.history === undefined) {
+    // Written before cursors named their history: whether the database was restored since
+    // cannot be told, and a replica that missed changes would never hear of them.
+    throw new AppError(
+      'cursor_expired',
+      'The cursor is from an earlier version of Folio, which cannot tell whether changes were lost since; sync again without it.',
+    );
   }
   if (from.history !== undefined && from.history !== deps.changeHistory) {
     throw new AppError(

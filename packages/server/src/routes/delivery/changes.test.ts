@@ -272,22 +272,26 @@ for (const dialect of DIALECTS) {
       assert.equal((await ask()).statusCode, 410);
     });
 
-    test('cursors written before the check covered the project are still taken', async () => {
+    test('cursors of earlier versions are 410: they cannot tell whether changes were lost since', async () => {
       await put('a', { published: true });
       const cursor = await sync(feed, new Map());
-      // Today's text, `c2.<seq>.<skip>.<issued>.<bucket>.<check>`, written as version 1 was.
+      // Today's `c3.<seq>.<skip>.<issued>.<bucket>.<history>.<check>`, written as versions 1
+      // and 2 were: without the history, and with the check each version had.
       const fields = Buffer.from(cursor, 'base64url').toString('latin1').split('.').slice(1, 5);
-      const body = ['c1', ...fields].join('.');
-      const ownCheck = createHash('sha256').update(body).digest('base64url').slice(0, 6);
-      await put('b', { published: true });
-      for (const legacy of [body, `${body}.${ownCheck}`]) {
-        const page = await readChanges(feed, { since: Buffer.from(legacy).toString('base64url') });
-        assert.deepEqual(
-          page.changes.map((change) => (change.type === 'upsert' ? change.article.id : change.id)),
-          ['b'],
-          legacy,
-        );
+      const v1 = ['c1', ...fields].join('.');
+      const v2 = ['c2', ...fields].join('.');
+      const check = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 6);
+      const older = [v1, `${v1}.${check(v1)}`, `${v2}.${check(`${feed.projectId}\n${v2}`)}`];
+      for (const legacy of older) {
+        const since = Buffer.from(legacy).toString('base64url');
+        const response = await t.deliver(feed.key, changesUrl(feed.projectId, `?since=${since}`));
+        assert.equal(response.statusCode, 410, legacy);
+        assert.equal(response.json().error.code, 'cursor_expired');
+        assert.match(response.json().error.message, /earlier version of Folio/);
       }
+      // Cut or retyped, one is still no cursor at all.
+      const cut = Buffer.from(`${v2}.${check(v2)}`).toString('base64url');
+      assert.equal((await t.deliver(feed.key, changesUrl(feed.projectId, `?since=${cut}`))).statusCode, 400);
     });
 
     test('after a restore, a cursor from the lost history is 410, and a sync without it mends the replica', async () => {

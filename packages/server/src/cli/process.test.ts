@@ -174,6 +174,15 @@ for (const dialect of DIALECTS) {
     });
     const folio = (...args: string[]) => run(process.execPath, [BIN, ...args], env, dir);
 
+    test('migrate exits once its work is done, with no connection holding the process', async () => {
+      const started = performance.now();
+      const exit = await folio('migrate');
+      assert.equal(exit.code, 0, exit.stderr);
+      // Its pooled connection sat idle for the pool's idle timeout (10 s) before the exit.
+      const ms = performance.now() - started;
+      assert.ok(ms < 7_000, `folio migrate took ${Math.round(ms)} ms to exit`);
+    });
+
     test('projects create --json prints the project on stdout', async () => {
       const exit = await folio('projects', 'create', '--name', 'From a shell', '--json');
       assert.equal(exit.code, 0, exit.stderr);

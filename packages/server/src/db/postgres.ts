@@ -54,6 +54,9 @@ export function connectPostgres(
     query_timeout: queryTimeoutMs === NO_QUERY_DEADLINE ? undefined : queryTimeoutMs,
     // Finds a connection whose peer vanished without a word (a dead host) while it sits idle.
     keepAlive: true,
+    // A command whose last query is done exits at once, not once its idle connections time
+    // out (`folio migrate` waited 10 s); a server stays up on its listener and timers.
+    allowExitOnIdle: true,
     types: {
       getTypeParser: (oid: number, format?: string) =>
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),

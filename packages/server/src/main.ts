@@ -42,6 +42,7 @@ export async function start(config: Config): Promise<void> {
     changesRetentionMs: config.changesRetentionMs,
     webhookRetentionMs: config.webhookRetentionMs,
     sharedDatabaseWait: database.dialect === 'postgres',
+    drainOnClose: true,
     metrics,
     rateLimits: await createRateLimits({
       perCredential: config.rateLimit,

@@ -179,3 +179,32 @@ describe('requests that arrive on a busy connection while the server closes', ()
 
 const portOf = (t: TestApp) => (t.app.server.address() as AddressInfo).port;
 const auth = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+
+test('draining, a request on a connection that was idle at the close is answered, then ends it', async () => {
+  const answers: Record<string, string> = {};
+  for (const drainOnClose of [false, true]) {
+    const server = createHttpServer((_, response) => response.end('ok'), undefined, { drainOnClose });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.setTimeout(10_000, () => socket.destroy());
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk;
+    });
+    const request = 'GET /x HTTP/1.1\r\nHost: x\r\n\r\n';
+    socket.write(request);
+    while (!answer.endsWith('ok')) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Idle now, kept alive; then the close, and the client's next request a moment later.
+    const closed = new Promise((resolve) => server.close(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (!socket.destroyed) socket.write(request);
+    await new Promise((resolve) => (socket.closed ? resolve(undefined) : socket.on('close', resolve)));
+    await closed;
+    answers[String(drainOnClose)] = answer;
+  }
+  // Node's own close cuts the idle connection: the next request meets a closed socket.
+  assert.equal(answers.false!.match(/HTTP\/1\.1 200/g)?.length, 1, answers.false);
+  assert.equal(answers.true!.match(/HTTP\/1\.1 200/g)?.length, 2, answers.true);
+  assert.match(answers.true!.slice(answers.true!.lastIndexOf('HTTP/1.1')), /^Connection: close\r$/im);
+});

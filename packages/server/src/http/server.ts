@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 import { AppError } from '../errors.ts';
 import { answerAndClose } from './error-handler.ts';
 
@@ -30,6 +30,7 @@ const MISSING_HOST = 'An HTTP/1.1 request needs a Host header.';
 export function createHttpServer(
   listener: http.RequestListener,
   timeouts: RequestTimeouts = REQUEST_TIMEOUTS,
+  options: { drainOnClose?: boolean } = {},
 ): http.Server {
   const server = http.createServer(
     {
@@ -67,7 +68,12 @@ export function createHttpServer(
   const close = server.close.bind(server);
   server.close = (callback) => {
     closing = true;
-    return close(callback);
+    // Node's close also cuts the connections idle at that moment, and a client's next request
+    // on one then meets a reset. Draining, the server only stops listening: an idle connection
+    // ends at its keep-alive timeout, or after answering one more request (Connection: close).
+    if (options.drainOnClose) net.Server.prototype.close.call(server, callback);
+    else close(callback);
+    return server;
   };
   server.on('connection', readPeer);
   // Node gives a CONNECT (a proxy tunnel) to this event alone and, without a listener, closes

@@ -22,7 +22,8 @@ export async function backupSqlite(
   source: string,
   target: string,
   options: {
-    replace: boolean /** Changes the copy before it is kept. */;
+    replace: boolean;
+    /** Changes the copy before it is kept. */
     amend?: (copy: DatabaseSync) => void;
   },
 ): Promise<SqliteBackup> {

@@ -130,14 +130,13 @@ export function changesFreshUntil(deps: FeedDeps, projectId: string, since: stri
   if (since === undefined) return bucketEnd;
   const cursor = decodeCursor(since, 'c', projectId);
   if (!cursor) return now;
-  // From another history: answered 410 however long it waits, so as long as the bucket.
   return Math.min(bucketEnd, cursor.issuedAt + retentionMs + 1);
 }
 
 type FeedDeps = ServiceDeps & {
   changesRetentionMs?: number | undefined;
   /** This database's history of changes (`change-history.ts`), named in every cursor. */
-  changeHistory?: string | undefined;
+  changeHistory: string;
 };
 
 /** How one perspective's feed reads its changes and writes them as JSON. */
@@ -226,16 +225,10 @@ async function feedPage<R extends { seq: number }>(
   const last = page.at(-1)?.seq ?? from.seq;
   // Mid-sync, the cursor keeps the time the sync began: history older than the retention may
   // be pruned, so a sync is complete only if it finishes within it.
-  const history = deps.changeHistory === undefined ? {} : { history: deps.changeHistory };
+  const history = deps.changeHistory;
   const next: Cursor = hasMore
-    ? { ...from, seq: last, ...history }
-    : {
-        seq: Math.max(last, from.skipDeletesUpTo),
-        skipDeletesUpTo: 0,
-        issuedAt: current,
-        bucketMs,
-        ...history,
-      };
+    ? { ...from, seq: last, history }
+    : { seq: Math.max(last, from.skipDeletesUpTo), skipDeletesUpTo: 0, issuedAt: current, bucketMs, history };
   const changes = (await source.render(page)).filter((json) => json !== undefined);
   const cursor = encodeCursor(next, source.perspective, project.id);
   return { data: `{"changes":[${changes.join(',')}],"cursor":"${cursor}","hasMore":${hasMore}}` };

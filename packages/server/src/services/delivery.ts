@@ -27,7 +27,7 @@ export interface DeliveryDeps extends ServiceDeps {
   /** FOLIO_CHANGES_RETENTION: how old a changes-feed cursor may be; 30 days if not given. */
   changesRetentionMs?: number;
   /** This database's history of changes (`change-history.ts`), named in every feed cursor. */
-  changeHistory?: string;
+  changeHistory: string;
 }
 
 /** A page of published articles, newest first. */

@@ -90,10 +90,14 @@ for (const dialect of DIALECTS) {
     test('articles stored before the served column are listed as they would be served', async () => {
       const project = (await findProject(t.db, projectId))!;
       const body = () =>
-        listPublishedArticles({ db: t.db, now: t.clock.now, listing: createListingIndex() }, project, {
-          page: 1,
-          limit: 10,
-        });
+        listPublishedArticles(
+          { db: t.db, now: t.clock.now, listing: createListingIndex(), changeHistory: '' },
+          project,
+          {
+            page: 1,
+            limit: 10,
+          },
+        );
       const before = await body();
       await t.db.updateTable('articles').set({ served: null }).where('id', 'in', ['a1', 'a3']).execute();
       assert.deepEqual(await body(), before);

@@ -145,26 +145,10 @@ describe('requests that arrive on a busy connection while the server closes', ()
       const hits = hitsOf(t);
       const url = which === 'fast path' ? bySlug : `/api/v1/projects/${projectId}/content?limit=1`;
 
-      const socket = connect(portOf(t), '127.0.0.1');
-      let answer = '';
-      socket.on('data', (chunk) => {
-        answer += chunk;
-      });
-      socket.setTimeout(10_000, () => socket.destroy());
-      // A request whose body is still on its way keeps the connection busy while the server
-      // closes; the request after it, pipelined, is read once the first is answered. A refused
-      // sign-in writes nothing, so the cached answer stays current for the fast path.
-      const body = 'token=not-the-admin-token';
-      socket.write(
-        'POST /dashboard/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n' +
-          `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 3)}`,
+      const answer = await requestWhileClosing(
+        t,
+        `GET ${url} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`,
       );
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const closed = t.close();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      socket.write(`${body.slice(3)}GET ${url} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
-      await new Promise((resolve) => socket.on('close', resolve));
-      await closed;
 
       const heads = [...answer.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((match) => match[1]);
       assert.equal(heads.length, 2, answer);
@@ -176,6 +160,45 @@ describe('requests that arrive on a busy connection while the server closes', ()
     });
   }
 });
+
+test('/readyz answers 503 while the server closes, so a balancer stops sending before it is gone', async () => {
+  const t = await createTestApp('sqlite', { clockStart: Date.now() });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  assert.equal((await fetch(`http://127.0.0.1:${portOf(t)}/readyz`)).status, 200);
+  const answer = await requestWhileClosing(t, 'GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
+  const second = answer.slice(answer.lastIndexOf('HTTP/1.1 '));
+  assert.match(second, /^HTTP\/1\.1 503 /, answer);
+  assert.match(second, /"code":"unavailable"/);
+  assert.match(second, /shutting down/i);
+  assert.match(second, /^retry-after: \d+\r$/im);
+});
+
+/**
+ * Sends `request` on a connection kept busy while the server closes: a request whose body is
+ * still on its way, with `request` pipelined behind it once the close has begun. Answers all
+ * the connection received.
+ */
+async function requestWhileClosing(t: TestApp, request: string): Promise<string> {
+  const socket = connect(portOf(t), '127.0.0.1');
+  let answer = '';
+  socket.on('data', (chunk) => {
+    answer += chunk;
+  });
+  socket.setTimeout(10_000, () => socket.destroy());
+  // A refused sign-in writes nothing, so a cached answer stays current for the fast path.
+  const body = 'token=not-the-admin-token';
+  socket.write(
+    'POST /dashboard/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n' +
+      `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 3)}`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const closed = t.close();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  socket.write(`${body.slice(3)}${request}`);
+  await new Promise((resolve) => socket.on('close', resolve));
+  await closed;
+  return answer;
+}
 
 const portOf = (t: TestApp) => (t.app.server.address() as AddressInfo).port;
 const auth = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });

@@ -21,6 +21,12 @@ const Status = Type.Object({ success: Type.Literal(true), data: Type.Object({ st
 export function healthRoutes(db: Kysely<Database>): FastifyPluginAsyncTypebox {
   return async (app) => {
     allowAnyOrigin(app, ['/healthz', '/readyz']);
+    // A closing server still answers the requests already on its connections; a balancer that
+    // checks readiness on one must hear that this process is going, not that it is ready.
+    let closing = false;
+    app.addHook('preClose', async () => {
+      closing = true;
+    });
     app.get(
       '/healthz',
       {
@@ -46,6 +52,7 @@ export function healthRoutes(db: Kysely<Database>): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
+        if (closing) throw new AppError('unavailable', 'This process is shutting down.');
         try {
           await withDeadline(sql`select 1`.execute(db), READY_WITHIN_MS, 'no answer in time');
         } catch (error) {

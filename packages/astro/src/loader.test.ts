@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { type BlockType, defaultComponents, html, type SafeHtml } from '@folio/client';
 import type { LoaderContext } from 'astro/loaders';
 import { createTestApp, newArticle, type TestApp } from '../../server/src/test/test-app.ts';
 import { type FolioLoaderOptions, folioLoader } from './loader.ts';
@@ -164,6 +165,26 @@ describe('folioLoader against a live Folio', () => {
     await folioLoader({ ...options, render: heading('v2'), siteName: 'Renamed blog' }).load(context);
     assert.equal(logs.at(-1), '2 updated, 0 removed (full sync: rendering changed)');
     assert.match(entries.get('a')!.data.head, /og:site_name" content="Renamed blog"/);
+  });
+
+  test('a renderer that draws any block type differently makes every entry again', async () => {
+    await put('a', { slug: 'a' });
+    const { context, entries, logs } = fakeContext();
+    await folioLoader(options).load(context);
+    // As an upgrade of @folio/client would: the default markup of one block type changes.
+    for (const type of Object.keys(defaultComponents) as BlockType[]) {
+      const before = defaultComponents[type];
+      (defaultComponents as Record<BlockType, unknown>)[type] = (...args: Parameters<typeof before>) =>
+        html`${(before as (...a: typeof args) => SafeHtml)(...args)}<!-- upgraded -->`;
+      try {
+        await folioLoader(options).load(context);
+        assert.equal(logs.at(-1), '1 updated, 0 removed (full sync: rendering changed)', type);
+      } finally {
+        (defaultComponents as Record<BlockType, unknown>)[type] = before;
+      }
+      await folioLoader(options).load(context);
+    }
+    assert.equal(entries.size, 1);
   });
 
   test('a cursor the server refuses (400) falls back to a full sync', async () => {

@@ -1,9 +1,13 @@
 import {
+  type Block,
+  type BlockOf,
+  type BlockType,
   type Change,
   type CommonClientOptions,
   createClient,
   type FolioClient,
   FolioError,
+  type HeadArticle,
   type RenderBlocksOptions,
   renderBlocks,
   renderHead,
@@ -55,26 +59,56 @@ const CURSOR = 'cursor';
 const SOURCE = 'source';
 const RENDERING = 'rendering';
 
-// Blocks every entry's HTML is made like: when they render differently (another renderer after
-// an upgrade of @folio/client, other components), so would the stored entries.
-const PROBE_BLOCKS = [
-  { type: 'heading', level: 2, text: 'Probe <&>' },
-  { type: 'paragraph', content: [{ text: 'A link', href: '/probe', bold: true }, { text: ' and "text"' }] },
-  { type: 'image', src: '/probe.png', alt: 'Probe' },
-  { type: 'code', language: 'js', code: 'probe("<tag>")' },
-  { type: 'list', ordered: false, items: [[{ text: 'Item' }]] },
-  { type: 'quote', content: [{ text: 'Quoted' }] },
-] as unknown as Parameters<typeof renderBlocks>[0];
-const PROBE_HEAD = {
+// What every entry's HTML is made like: when it renders differently (another renderer after an
+// upgrade of @folio/client, other components), so would the stored entries. One block of each
+// type with every optional field, typed so that a new block type is a compile error until it
+// is here: a type left out would miss its renderer's upgrades.
+const PROBE: { [K in BlockType]: BlockOf<K> } = {
+  heading: { type: 'heading', id: 'probe', level: 2, text: 'Probe <&>' },
+  paragraph: {
+    type: 'paragraph',
+    content: [
+      { text: 'A link', href: '/probe', rel: 'nofollow', bold: true, italic: true },
+      { text: ' and "text"', code: true },
+      { text: 'an anchor', href: '#probe' },
+    ],
+  },
+  list: {
+    type: 'list',
+    ordered: true,
+    items: [[{ text: 'Item' }], [{ text: 'Other', href: 'https://example.com/' }]],
+  },
+  quote: { type: 'quote', content: [{ text: 'Quoted' }], attribution: 'Someone' },
+  code: { type: 'code', language: 'js', code: 'probe("<tag>")' },
+  image: { type: 'image', url: '/probe.png', alt: 'Probe', caption: 'A caption', width: 640, height: 480 },
+  callout: { type: 'callout', variant: 'warning', content: [{ text: 'Careful' }] },
+  cta: { type: 'cta', heading: 'Act', body: 'Now', buttonLabel: 'Go', buttonHref: '/go' },
+  faq: { type: 'faq', items: [{ question: 'Why?', answer: [{ text: 'Because' }] }] },
+  table: { type: 'table', headers: ['A', 'B'], rows: [['1', '2']] },
+  video: {
+    type: 'video',
+    provider: 'youtube',
+    videoId: 'aaaaaaaaaaa',
+    url: 'https://www.youtube.com/watch?v=aaaaaaaaaaa',
+    title: 'A video',
+  },
+};
+const PROBE_BLOCKS: Block[] = Object.values(PROBE);
+const PROBE_HEAD: HeadArticle = {
   title: 'Probe',
   seo: {
     title: 'Probe',
     description: 'A probe',
     canonicalPath: '/probe',
+    ogTitle: 'Probe on social',
+    ogDescription: 'A probe on social',
+    ogImage: '/probe.png',
+    ogType: 'article',
     jsonLd: { '@type': 'BlogPosting' },
   },
   publishedAt: '2026-01-01T00:00:00.000Z',
-} as unknown as Parameters<typeof renderHead>[0];
+  updatedAt: '2026-01-02T00:00:00.000Z',
+};
 
 /**
  * What the stored `rendered.html` and `head` were made with: the head's origin and site name,

@@ -271,6 +271,64 @@ describe('dashboard in Chromium', { skip }, () => {
     assert.deepEqual(consoleErrors, []);
   });
 
+  test('a half-typed schedule time is refused, not read as none, with the script and without', async () => {
+    const project = await t.createProject({ name: 'Tides' });
+    await t.putArticle(project.id, 'w1', newArticle({ slug: 'spring-tide', title: 'Spring tide' }));
+    const publishAt = '2099-03-01T08:00:00.000Z';
+    await t.admin('PATCH', `/admin/v1/projects/${project.id}/articles/w1`, { publishAt });
+    const stored = async () =>
+      (await t.admin('GET', `/admin/v1/projects/${project.id}/articles/w1`)).json().data.publishAt;
+
+    for (const javaScriptEnabled of [true, false]) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled });
+      const editor = await context.newPage();
+      editor.setDefaultTimeout(10_000);
+      const posted: string[] = [];
+      editor.on('request', (request) => {
+        if (request.method() === 'POST' && request.url().endsWith('/schedule')) posted.push(request.url());
+      });
+      await editor.goto(`${origin}/dashboard/sign-in`);
+      await editor.getByLabel('Admin token').fill(ADMIN_TOKEN);
+      await editor.getByRole('button', { name: 'Sign in' }).click();
+      await editor.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+      await editor.goto(`${origin}/dashboard/projects/${project.id}/articles/w1`);
+
+      // One Backspace clears the month alone: the field's value is then "", as an empty one's.
+      const field = editor.locator('#publish-at');
+      await field.focus();
+      await editor.keyboard.press('Backspace');
+      assert.equal(await field.inputValue(), '');
+      assert.equal(await field.evaluate((input: HTMLInputElement) => input.validity.badInput), true);
+      await editor.getByRole('button', { name: 'Save schedule' }).click();
+
+      if (javaScriptEnabled) {
+        const error = editor.locator('#publish-at-error');
+        assert.equal(
+          await error.textContent(),
+          'Publish at is not a whole date and time: finish it, or clear it for none.',
+        );
+        assert.equal(await error.getAttribute('role'), 'alert');
+        assert.equal(await field.getAttribute('aria-invalid'), 'true');
+        assert.equal(await field.getAttribute('aria-describedby'), 'publish-at-error');
+        await editor.waitForFunction(() => document.activeElement?.id === 'publish-at');
+      } else {
+        // The browser's own check holds the form back.
+        assert.equal(await field.evaluate((input: HTMLInputElement) => input.matches(':invalid')), true);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(posted, [], `nothing was sent (script ${javaScriptEnabled ? 'on' : 'off'})`);
+      assert.equal(await stored(), publishAt, 'the schedule stands');
+
+      // A field cleared on purpose still cancels that time.
+      await field.fill('');
+      await editor.getByRole('button', { name: 'Save schedule' }).click();
+      await editor.getByText('Nothing is scheduled now.').waitFor();
+      assert.equal(await stored(), null);
+      await t.admin('PATCH', `/admin/v1/projects/${project.id}/articles/w1`, { publishAt });
+      await context.close();
+    }
+  });
+
   test('walks an article with a draft: changed, schedule in the viewer’s zone, preview on site, discard', async () => {
     // A viewer in Berlin: the schedule is typed and shown in their zone, stored in UTC.
     const context = await browser.newContext({

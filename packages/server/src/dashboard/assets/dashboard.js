@@ -150,7 +150,22 @@ function enhanceScheduleForms() {
     }
     const note = form.querySelector('[data-zone-note]');
     if (note) note.textContent = `Times are in your time zone, ${viewerZone()}.`;
-    form.addEventListener('submit', () => {
+    // Without this script the browser refuses a half-typed time itself; with it, the refusal
+    // is the page's own, worded and marked as the server's are.
+    form.noValidate = true;
+    form.addEventListener('submit', (event) => {
+      // A datetime-local field with part of a date typed (or one part deleted) has the value "",
+      // which would read as "no time" and cancel what is scheduled.
+      const half = fields.find((field) => field.validity.badInput);
+      if (half) {
+        event.preventDefault();
+        refuseField(
+          form,
+          half,
+          `${half.dataset.label} is not a whole date and time: finish it, or clear it for none.`,
+        );
+        return;
+      }
       for (const field of fields) {
         const hidden = form.elements.namedItem(field.dataset.utcField);
         const time = new Date(field.value);
@@ -158,6 +173,25 @@ function enhanceScheduleForms() {
       }
     });
   }
+}
+
+// Marks a field refused as a refused form comes back from the server: the message after it,
+// read out, and focus on the field.
+function refuseField(form, field, message) {
+  for (const marked of form.querySelectorAll('[aria-invalid="true"]')) {
+    marked.removeAttribute('aria-invalid');
+    marked.removeAttribute('aria-describedby');
+  }
+  for (const old of form.querySelectorAll('.form-error')) old.remove();
+  const error = document.createElement('p');
+  error.className = 'form-error field-error';
+  error.setAttribute('role', 'alert');
+  error.id = `${field.id}-error`;
+  error.textContent = message;
+  field.after(error);
+  field.setAttribute('aria-invalid', 'true');
+  field.setAttribute('aria-describedby', error.id);
+  field.focus();
 }
 
 // "Preview on site" answers, in its new tab, with the link: go on to the site at once, with no

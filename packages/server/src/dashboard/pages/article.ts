@@ -164,14 +164,14 @@ function scheduleCard({ flash, csrfToken }: PageContext, project: Project, artic
     const local = typed(flash, 'schedule', `${name}Local`, stored ? stored.slice(0, 16) : '');
     const utc = typed(flash, 'schedule', name, stored ?? '');
     return html`<label for="${id}">${label} <span class="muted">(empty: none)</span></label>
-    <input id="${id}" name="${name}Local" type="datetime-local" value="${local}" data-utc="${utc}" data-utc-field="${name}"${fieldState(flash, 'schedule', name)}>
+    <input id="${id}" name="${name}Local" type="datetime-local" value="${local}" data-utc="${utc}" data-utc-field="${name}" data-label="${label}"${fieldState(flash, 'schedule', name)}>
     <input type="hidden" name="${name}" value="">
     ${fieldError(flash, 'schedule', name)}`;
   };
   return html`<section class="card" id="schedule" aria-labelledby="schedule-title">
   <h2 id="schedule-title">Schedule</h2>
   <p>${lines.length > 0 ? html`<span class="schedule-lines">${lines}</span>` : 'Nothing is scheduled.'}</p>
-  <form method="post" action="${path}/schedule" class="stack" novalidate>
+  <form method="post" action="${path}/schedule" class="stack">
     ${csrfField(csrfToken)}
     <p class="muted zone-note" data-zone-note>Times are in UTC.</p>
     ${field('publishAt', 'publish-at', article.published && article.draft ? 'Publish the draft at' : 'Publish at', article.publishAt)}

@@ -9,6 +9,7 @@ import {
   listPreviewChangesAfter,
   pruneTombstones,
 } from '../store/changes.ts';
+import { findProject } from '../store/projects.ts';
 import { servedJsonOf, toPreviewArticle } from './article-view.ts';
 import type { DataJson } from './delivery.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -214,6 +215,12 @@ async function feedPage<R extends { seq: number }>(
       'The cursor is from a history of changes this server no longer has (its database was restored from a backup); sync again without it.',
     );
   }
+  if (query.since !== undefined && (await pastLastChange(deps, project, from))) {
+    throw new AppError(
+      'cursor_expired',
+      'The cursor names changes this database does not have (it was restored from a backup); sync again without it.',
+    );
+  }
   const limit = Math.min(query.limit, MAX_LIMIT);
   const rows = await source.list({
     after: from.seq,
@@ -232,6 +239,20 @@ async function feedPage<R extends { seq: number }>(
   const changes = (await source.render(page)).filter((json) => json !== undefined);
   const cursor = encodeCursor(next, source.perspective, project.id);
   return { data: `{"changes":[${changes.join(',')}],"cursor":"${cursor}","hasMore":${hasMore}}` };
+}
+
+/**
+ * Whether `cursor` is past the project's last change: a restore that kept the history's tag (a
+ * file-system snapshot, a point-in-time recovery, a copy of a stopped SQLite file) numbers its
+ * next changes as the lost ones were, and until it has made as many, a cursor from the lost
+ * history points past them. The project row may be older than the cursor (another process
+ * handed it out a moment ago), so it is read again before a cursor is refused.
+ */
+async function pastLastChange(deps: ServiceDeps, project: ProjectRow, cursor: Cursor): Promise<boolean> {
+  const reaches = Math.max(cursor.seq, cursor.skipDeletesUpTo);
+  if (reaches <= Number(project.change_seq)) return false;
+  const current = await findProject(deps.db, project.id);
+  return current !== undefined && reaches > Number(current.change_seq);
 }
 
 function startingCursor(

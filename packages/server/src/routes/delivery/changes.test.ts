@@ -329,6 +329,49 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    test('a cursor past the last change this database has is 410: a restore that kept its history', async () => {
+      await put('a', { published: true });
+      const replica: Replica = new Map();
+      const before = await sync(feed, replica);
+      await put('b', { published: true });
+      const cursor = await sync(feed, replica, before);
+      // A file-system snapshot, a point-in-time recovery, a copy of a stopped SQLite file: the
+      // database as it was before 'b', its history setting and all.
+      const { change_seq: restoredSeq } = await t.db
+        .selectFrom('articles')
+        .select('change_seq')
+        .where('project_id', '=', feed.projectId)
+        .where('id', '=', 'a')
+        .executeTakeFirstOrThrow();
+      await t.db
+        .deleteFrom('articles')
+        .where('project_id', '=', feed.projectId)
+        .where('id', '=', 'b')
+        .execute();
+      await t.db
+        .updateTable('projects')
+        .set({ change_seq: Number(restoredSeq) })
+        .where('id', '=', feed.projectId)
+        .execute();
+      const restarted = await buildSecondApp(t);
+      try {
+        const ask = (since: string) =>
+          restarted.inject({
+            method: 'GET',
+            url: changesUrl(feed.projectId, `?since=${since}`),
+            headers: { authorization: `Bearer ${feed.key}` },
+          });
+        const response = await ask(cursor);
+        assert.equal(response.statusCode, 410, response.body);
+        assert.equal(response.json().error.code, 'cursor_expired');
+        assert.match(response.json().error.message, /changes this database does not have/);
+        // A cursor the restored database does reach is still a position in it.
+        assert.equal((await ask(before)).statusCode, 200);
+      } finally {
+        await restarted.close();
+      }
+    });
+
     test("another project's cursor is 400, not a position in this project's history", async () => {
       await put('a', { published: true });
       const cursor = await sync(feed, new Map());

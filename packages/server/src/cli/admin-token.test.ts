@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { resolveAdminCredential, verifyAdminToken } from '../services/admin-auth.ts';
 import { cliEnv, runFolio } from '../test/cli-runner.ts';
@@ -35,7 +38,7 @@ for (const dialect of DIALECTS) {
       const human = await folio('admin-token', 'reset');
       assert.match(
         human.stdout,
-        /^New admin token \(shown once; only its hash is stored\):\n\n {2}folio_admin_\S+\n\nRestart/,
+        /^New admin token \(shown once; only its hash is stored\):\n\n {2}folio_admin_\S+\n\nStored in \S+\. Restart the servers/,
       );
       assert.equal(human.stderr, '');
     });
@@ -46,6 +49,25 @@ for (const dialect of DIALECTS) {
       assert.equal(started.generatedToken, undefined);
       verifyAdminToken(started, token);
     });
+
+    if (dialect === 'sqlite') {
+      test('where there is no database it makes none: the server reads another', async () => {
+        const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-elsewhere-'));
+        try {
+          const run = await runFolio({}, ['admin-token', 'reset'], { cwd: elsewhere });
+          assert.equal(run.code, 2, run.stdout);
+          const file = path.join(elsewhere, 'data', 'folio.sqlite');
+          assert.equal(
+            run.stderr,
+            `folio admin-token reset: there is no Folio database at ${file}: set FOLIO_DATA_DIR or DATABASE_URL as the server has them\n`,
+          );
+          assert.equal(run.stdout, '');
+          assert.deepEqual(fs.readdirSync(elsewhere), [], 'nothing was made');
+        } finally {
+          fs.rmSync(elsewhere, { recursive: true, force: true });
+        }
+      });
+    }
 
     test('with FOLIO_ADMIN_TOKEN set it warns that servers use that one', async () => {
       env.FOLIO_ADMIN_TOKEN = 'a-configured-admin-token';

@@ -57,6 +57,22 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    test('a database a newer version migrated is refused in words that say so', async () => {
+      const database = await createTestDatabase(dialect);
+      try {
+        await migrateToLatest(database.db, dialect);
+        await sql`insert into kysely_migration (name, timestamp) values ('0999-from-the-future', '2099-01-01T00:00:00.000Z')`.execute(
+          database.db,
+        );
+        await assert.rejects(migrateToLatest(database.db, dialect), {
+          message:
+            'this database was migrated by a newer version of Folio (its migration 0999-from-the-future is not one this version has): run that version, or restore the backup taken before the upgrade (README, Upgrading)',
+        });
+      } finally {
+        await database.close();
+      }
+    });
+
     test('two processes migrating at once do not break each other', async () => {
       const database = await createTestDatabase(dialect);
       try {

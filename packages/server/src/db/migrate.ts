@@ -66,8 +66,21 @@ async function runMigrator<DB>(db: Kysely<DB>, schema?: string): Promise<string[
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw explained(error);
   return (results ?? [])
     .filter((result) => result.status === 'Success')
     .map((result) => result.migrationName);
+}
+
+// Kysely's words for a database that a newer version migrated ("corrupted migrations") send an
+// operator looking for damage; what happened is an upgrade, and its README section says what to do.
+const UNKNOWN_MIGRATION = /previously executed migration (\S+) is missing/;
+
+function explained(error: unknown): Error {
+  const unknown = error instanceof Error ? UNKNOWN_MIGRATION.exec(error.message) : null;
+  if (!unknown) return error instanceof Error ? error : new Error(String(error));
+  return new Error(
+    `this database was migrated by a newer version of Folio (its migration ${unknown[1]} is not one this version has): run that version, or restore the backup taken before the upgrade (README, Upgrading)`,
+    { cause: error },
+  );
 }

@@ -1,12 +1,22 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { createTestDatabase, DIALECTS } from './test/databases.ts';
-import { freePort, kill, MAIN, SERVER_NODE_FLAGS, startServer, stop } from './test/server-process.ts';
+import { startReceiver } from './test/receiver.ts';
+import {
+  freePort,
+  kill,
+  MAIN,
+  requestJson,
+  SERVER_NODE_FLAGS,
+  startServer,
+  stop,
+} from './test/server-process.ts';
 
 describe('first start on the embedded database', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-main-'));
@@ -168,3 +178,47 @@ if (DIALECTS.includes('postgres')) {
     });
   });
 }
+
+describe('shutdown', () => {
+  test('draining connections and a delivery in flight share the one grace: SIGTERM exits cleanly', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-shutdown-'));
+    const receiver = await startReceiver();
+    // A receiver slower than the grace, and a webhook timeout that waits for it: the delivery is
+    // given up at the grace's end, not cut by the forced exit after it.
+    receiver.fallback = { status: 204, delayMs: 40_000 };
+    const admin = 'shutdown-test-admin-token';
+    const port = await freePort();
+    const server = await startServer({
+      PORT: String(port),
+      FOLIO_DATA_DIR: dataDir,
+      FOLIO_ADMIN_TOKEN: admin,
+      FOLIO_DEMO: 'false',
+      FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true',
+      FOLIO_WEBHOOK_TIMEOUT: '30s',
+    });
+    const socket = net.connect(port, '127.0.0.1');
+    try {
+      const project = (await requestJson(port, 'POST', '/admin/v1/projects', admin, { name: 'Blog' })).body!
+        .data as { id: string };
+      const hook = `/admin/v1/projects/${project.id}/webhook`;
+      assert.equal((await requestJson(port, 'PUT', hook, admin, { url: receiver.url })).status, 200);
+      assert.equal((await requestJson(port, 'POST', `${hook}/test`, admin)).status, 202);
+      await receiver.waitFor(1);
+      // A kept-alive connection, idle: a draining server waits for its keep-alive timeout.
+      let answered = '';
+      socket.on('data', (chunk) => {
+        answered += chunk;
+      });
+      socket.on('error', () => {});
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      while (!answered.includes('"ok"')) await new Promise((resolve) => setTimeout(resolve, 10));
+
+      assert.equal(await stop(server), 0, server.output());
+    } finally {
+      socket.destroy();
+      await kill(server);
+      await receiver.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

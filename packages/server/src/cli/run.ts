@@ -4,6 +4,7 @@ import { FOLIO_VERSION } from '../version.ts';
 import { adminTokenCommands } from './admin-token.ts';
 import { articleCommands } from './articles.ts';
 import { backupCommand } from './backup.ts';
+import { changesCommands } from './changes.ts';
 import {
   type CliIo,
   type CommandSpec,
@@ -31,6 +32,7 @@ export const COMMANDS: CommandSpec[] = [
   importCommand,
   exportCommand,
   backupCommand,
+  ...changesCommands,
   ...adminTokenCommands,
 ];
 

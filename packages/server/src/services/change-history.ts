@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
+import { AppError } from '../errors.ts';
 import {
+  countServingProcesses,
   databasePlace,
   findChangeHistory,
   forgetChangeHistoryIn,
   replaceChangeHistory,
+  storeChangeHistory,
 } from '../store/change-history.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -27,6 +30,25 @@ export async function openChangeHistory(deps: ServiceDeps): Promise<string> {
     stored = await replaceChangeHistory(deps.db, stored, `${newHistoryTag()} ${place}`);
   }
   return stored!.split(' ')[0]!;
+}
+
+/**
+ * Starts a new history for a database restored by other means than `folio backup`'s copy or a
+ * dump restored elsewhere (a file-system snapshot, a point-in-time recovery), which keep the
+ * tag of the history they lost part of. Refused while servers run on it: they would go on
+ * handing out cursors of the old history, and each process would refuse the other's.
+ */
+export async function startNewChangeHistory(deps: ServiceDeps): Promise<string> {
+  const serving = await countServingProcesses(deps.db);
+  if (serving > 0) {
+    throw new AppError(
+      'conflict',
+      `${serving === 1 ? 'A server process is' : `${serving} server processes are`} running on this database: stop every server first, then start them after this command.`,
+    );
+  }
+  const tag = newHistoryTag();
+  await storeChangeHistory(deps.db, `${tag} ${await databasePlace(deps.db)}`);
+  return tag;
 }
 
 /** A new history tag: 8 characters of base64url. */

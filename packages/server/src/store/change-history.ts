@@ -54,3 +54,20 @@ export async function replaceChangeHistory(
 export function forgetChangeHistoryIn(copy: DatabaseSync): void {
   copy.prepare('delete from settings where key = ?').run(CHANGE_HISTORY_SETTING);
 }
+
+/** Stores `value` as the history, whatever was stored before. */
+export async function storeChangeHistory(db: Kysely<Database>, value: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key: CHANGE_HISTORY_SETTING, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute();
+}
+
+/** How many server processes hold a live lease on this PostgreSQL database (none on SQLite). */
+export async function countServingProcesses(db: Kysely<Database>): Promise<number> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return 0;
+  const { rows } = await sql<{ count: string }>`
+    select count(*) as count from folio_instances where lease_until > now()`.execute(db);
+  return Number(rows[0]?.count ?? 0);
+}

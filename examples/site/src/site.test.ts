@@ -304,6 +304,31 @@ describe('example site: titles, icon, excerpts and images', () => {
     assert.match(article, /<meta property="og:title" content="Pictures &amp; &lt;words&gt;">/);
   });
 
+  test('a list page opens only at the page number the site writes, never an error page', async (ctx) => {
+    const logged = ctx.mock.method(console, 'error', () => {});
+    assert.equal((await s.get('/blog?page=1')).status, 200);
+    // Number() reads each of these as 1, or as a number Folio refuses once written back.
+    for (const page of [
+      '01',
+      '0x1',
+      '%201',
+      '1%20',
+      '1.0',
+      '1e0',
+      '+1',
+      '',
+      '0',
+      '-1',
+      '1e21',
+      '9007199254740993',
+    ]) {
+      const answer = await s.get(`/blog?page=${page}`);
+      assert.equal(answer.status, 404, `?page=${page}`);
+      assert.equal(h1Of(answer.body), 'Not found', `?page=${page}`);
+    }
+    assert.equal(logged.mock.callCount(), 0, 'nothing went wrong with Folio');
+  });
+
   test('every page links the icon, which is served, and /favicon.ico leads to it', async () => {
     for (const path of ['/blog', '/blog/pictures', '/blog/nothing-here']) {
       assert.match(

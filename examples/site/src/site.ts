@@ -78,8 +78,8 @@ export function createSite(
   async function render(path: string, query: URLSearchParams): Promise<Page> {
     const htmlPage = (status: number, body: string) => ({ status, type: HTML, body });
     if (path === '/blog') {
-      const page = Number(query.get('page') ?? '1');
-      if (!Number.isInteger(page) || page < 1) return htmlPage(404, notFoundPage(site));
+      const page = pageNumber(query.get('page'));
+      if (page === undefined) return htmlPage(404, notFoundPage(site));
       const { data, pagination } = await folio.listArticles({ page, limit: 10 });
       if (data.length === 0 && page > 1) return htmlPage(404, notFoundPage(site));
       return htmlPage(200, listPage(site, data, pagination));
@@ -209,6 +209,19 @@ export function createSite(
   }
 
   return { handle, purge };
+}
+
+/**
+ * The list page `?page=` asks for (1 without it), or undefined for anything but the digits the
+ * site's own links write. `Number()` also reads `0x2`, ` 1` or `1e0`, which would make second
+ * addresses of a page; and past the largest safe integer `String()` writes an exponent, which
+ * Folio refuses as a page.
+ */
+function pageNumber(raw: string | null): number | undefined {
+  if (raw === null) return 1;
+  if (!/^[1-9][0-9]*$/.test(raw)) return undefined;
+  const page = Number(raw);
+  return Number.isSafeInteger(page) ? page : undefined;
 }
 
 function redirect(response: ServerResponse, location: string): void {

@@ -7,6 +7,8 @@ export interface SiteConfig {
   /** The site's own origin: canonical URLs and the sitemap are built on it. */
   origin: string;
   port: number;
+  /** The address to listen on: this machine only, unless HOST says otherwise. */
+  host: string;
   siteName: string;
 }
 
@@ -23,6 +25,9 @@ export function readSiteConfig(env: Record<string, string | undefined> = process
     webhookSecret: env.FOLIO_WEBHOOK_SECRET || undefined,
     origin: (env.SITE_ORIGIN ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     port,
+    // As Folio's own HOST: a site on a developer's machine is not reachable from the network
+    // until they ask for it (`0.0.0.0`, or a reverse proxy in front).
+    host: env.HOST?.trim() || '127.0.0.1',
     siteName: env.SITE_NAME ?? 'Fernhill Notes',
   };
 }

@@ -81,6 +81,8 @@ await startSite({
   webhookSecret: secret,
   origin: siteOrigin,
   port: ports.site,
+  // The webhook URL above names 127.0.0.1: the site must answer there.
+  host: '127.0.0.1',
   siteName: 'Fernhill Notes',
 });
 

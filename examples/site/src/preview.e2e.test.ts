@@ -50,6 +50,7 @@ describe("the editor's preview path in Chromium: a live Folio and the example si
       webhookSecret: secret,
       origin,
       port: 0,
+      host: '127.0.0.1',
       siteName: 'Fernhill Notes',
     });
     siteServer.on('request', (request, response) => void site.handle(request, response));

@@ -71,6 +71,7 @@ describe('example site in Chromium, backed by a live Folio', { skip }, () => {
       webhookSecret: secret,
       origin,
       port: 0,
+      host: '127.0.0.1',
       siteName: 'Test blog',
     });
     siteServer.on('request', (request, response) => void site.handle(request, response));

@@ -48,6 +48,7 @@ async function startSite(
       webhookSecret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0',
       origin,
       port: 0,
+      host: '127.0.0.1',
       siteName: 'Test blog',
     },
     options,

@@ -94,7 +94,10 @@ export interface ArticlePage<T = ArticleListItem> {
 
 /** Options of `sync`. */
 export interface SyncOptions extends RequestOptions {
-  /** The cursor the last sync returned; omit for a first sync of everything published. */
+  /**
+   * The cursor the last sync returned; omit for a first sync of everything published. An empty
+   * one (a cursor file truncated or never written) reads everything too, with `reset` true.
+   */
   cursor?: string | undefined;
   /** Changes per request, at most 100. Default 100. */
   limit?: number;
@@ -106,9 +109,9 @@ export interface SyncResult<C = Change> {
   /** Pass it to the next `sync`. */
   cursor: string;
   /**
-   * True when the cursor was older than the server's retained history (410 `cursor_expired`)
-   * and the sync started over: `changes` is then the whole published set, so clear the replica
-   * before applying them.
+   * True when the sync started over although a cursor was given: it was older than the
+   * server's retained history (410 `cursor_expired`), or empty. `changes` is then the whole
+   * published set, so clear the replica before applying them.
    */
   reset: boolean;
 }
@@ -139,8 +142,8 @@ export interface FolioClient<K extends KeyKind = 'content'> {
   getSitemap(options?: RequestOptions): Promise<SitemapEntry[]>;
   /**
    * What changed since `cursor` (everything without one), following `hasMore` to the end. A
-   * cursor older than the server's retention (410) starts over without it: `reset` is then
-   * true and `changes` is the whole set.
+   * cursor older than the server's retention (410), or an empty one, starts over without it:
+   * `reset` is then true and `changes` is the whole set.
    * @example
    * const { changes, cursor, reset } = await folio.sync({ cursor: saved });
    * if (reset) replica.clear();

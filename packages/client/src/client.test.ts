@@ -274,6 +274,21 @@ describe('createClient sync', () => {
     );
   });
 
+  it('reads everything for an empty cursor, and says to start afresh', async () => {
+    // A cursor file that was truncated or never written: the replica beside it may hold
+    // articles deleted since, which only a reset removes.
+    const { folio, calls } = client([changes([upsert('a')], 'c1'), changes([upsert('a')], 'c2')]);
+    for (const cursor of ['', ' \n']) {
+      const result = await folio.sync({ cursor });
+      assert.deepEqual(result.changes, [upsert('a')]);
+      assert.equal(result.reset, true, JSON.stringify(cursor));
+    }
+    assert.deepEqual(
+      calls.map((call) => call.url),
+      [`${ROOT}/changes`, `${ROOT}/changes`],
+    );
+  });
+
   it('refuses a cursor that does not move, rather than reading the same page forever', async () => {
     const { folio, calls } = client([changes([upsert('a')], 'c1', true), changes([upsert('a')], 'c1', true)]);
     await assert.rejects(

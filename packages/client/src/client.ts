@@ -179,8 +179,12 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
 
   async function sync({ cursor, limit, signal }: SyncOptions = {}) {
     const changes: ChangeOf<KeyKind>[] = [];
-    let since = cursor;
-    let reset = false;
+    // Folio never issues an empty cursor: one read from a truncated or unwritten cursor file
+    // belongs to a replica whose position is lost. Reading everything without saying so would
+    // leave it holding the articles deleted since; `reset` tells the caller to start afresh.
+    const lost = typeof cursor === 'string' && cursor.trim() === '';
+    let since = lost ? undefined : cursor;
+    let reset = lost;
     for (;;) {
       let page: ChangesPage | PreviewChangesPage;
       try {

@@ -146,7 +146,6 @@ export function createSite(
     if (!slug || !token) return refused;
     try {
       const article = await folio.getArticle(slug, { previewToken: token });
-      if (!article) return { status: 404, type: HTML, body: notFoundPage(site) };
       return { status: 200, type: HTML, body: previewPage(site, article) };
     } catch (error) {
       // Expired, for another article, or its article deleted: Folio answers 401.

@@ -243,12 +243,13 @@ export async function typesFollowTheKey(content: FolioClient<'content'>, preview
   // @ts-expect-error a content key reads published articles: no status
   void live?.status;
   const publishedAt: string | undefined = live?.publishedAt;
-  const drafted = await content.getArticle('live', { previewToken: 'folio_pt_x' });
-  const status: ArticleStatus | undefined = drafted?.status;
+  // Never null: Folio answers a token 401, not 404, for any slug but its article's.
+  const drafted: PreviewArticle = await preview.getArticle('live', { previewToken: 'folio_pt_x' });
+  const status: ArticleStatus = (await content.getArticle('live', { previewToken: 'folio_pt_x' })).status;
   const item = (await preview.listArticles()).data[0];
   // @ts-expect-error a preview article may never have been published
   const never: string | undefined = item?.publishedAt;
   const change = (await preview.sync()).changes[0];
   const changed: ArticleStatus | undefined = change?.type === 'upsert' ? change.article.status : undefined;
-  return [publishedAt, status, never, changed];
+  return [publishedAt, drafted, status, never, changed];
 }

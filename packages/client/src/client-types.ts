@@ -129,13 +129,14 @@ export interface FolioClient<K extends KeyKind = 'content'> {
   articles(options?: Omit<ListArticlesOptions, 'page'>): AsyncGenerator<ListItemOf<K>, void, undefined>;
   /**
    * One article by slug, read with a preview link's token instead of the client's key: the
-   * article the token was made for, drafts shown, with `status`. A token that is expired, of a
-   * deleted article or of another article throws a FolioError with status 401.
+   * article the token was made for, drafts shown, with `status`. Never null: a token that is
+   * expired, of a deleted article or of another article (any other slug) throws a FolioError
+   * with status 401, and so does any 404 an address that is not Folio's answers.
    * @example
    * const token = url.searchParams.get('token');
    * if (token) article = await folio.getArticle(slug, { previewToken: token });
    */
-  getArticle(slug: string, options: PreviewTokenOptions): Promise<PreviewArticle | null>;
+  getArticle(slug: string, options: PreviewTokenOptions): Promise<PreviewArticle>;
   /** One article with its related links, or null on any 404 answer. */
   getArticle(slug: string, options?: RequestOptions): Promise<ArticleOf<K> | null>;
   /** One entry per published article (a preview key's too): its URL and last modification. */

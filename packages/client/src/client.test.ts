@@ -218,6 +218,25 @@ describe('createClient previews', () => {
     });
   });
 
+  it('never answers null to a token: a 404 is not Folio, and an empty slug is no article', async () => {
+    // Folio answers 401 to a token for any slug but its article's: a 404 is some other server.
+    const { folio, calls } = client([
+      new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } }),
+    ]);
+    await assert.rejects(folio.getArticle('draft', { previewToken: 'folio_pt_abc' }), {
+      name: 'FolioError',
+      status: 404,
+      code: 'http_error',
+    });
+    for (const slug of ['', 'a\uD800b']) {
+      await assert.rejects(folio.getArticle(slug, { previewToken: 'folio_pt_abc' }), {
+        name: 'TypeError',
+        message: /needs its article's slug/,
+      });
+    }
+    assert.equal(calls.length, 1);
+  });
+
   it('reads everything with a preview key, asking fetch to store nothing', async () => {
     const page = { success: true, data: [previewArticle], pagination: pagination(1, 1) };
     const { fetch, calls } = fakeFetch([json(page), json({ success: true, data: previewArticle })]);

@@ -145,14 +145,20 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
   async function getArticle(slug: string, options: RequestOptions | PreviewTokenOptions = {}) {
     const token = previewTokenOf(options);
     const path = slugPath(slug);
-    if (path === undefined) return null;
+    if (path === undefined) {
+      if (token === undefined) return null;
+      throw new TypeError(
+        `@folio/client: getArticle() with a previewToken needs its article's slug, not ${JSON.stringify(slug)}`,
+      );
+    }
     // A token replaces the key for this one read; it is never stored on the client.
     const read = token === undefined ? settings : tokenSettings(settings, token);
     const answer = await getJson(`${root}/by-slug/${path}`, read, options.signal);
     const { status, body } = answer;
     // Contract: "getArticle(slug) (null on 404)", whatever the body (Folio's not_found, or a
-    // proxy's plain-text page).
-    if (status === 404) return null;
+    // proxy's plain-text page). Folio answers a token 401 for any slug but its article's, so a
+    // 404 there is not Folio's, and the token read is typed never null.
+    if (status === 404 && token === undefined) return null;
     if (status < 200 || status > 299) throw errorFromResponse(answer);
     // A preview read answers with `status`; without it the types would promise a field that is
     // not there (a content key passed as a token reads the published article).

@@ -456,6 +456,8 @@ describe("example site: /preview, the route of Folio's preview links", () => {
       '/preview?slug=other',
       `/preview?token=${token}`,
       '/preview?slug=other&token=folio_pt_made-up',
+      '/preview?slug=other&token=made-up',
+      '/preview?slug=other&token=folio_ck_made-up',
       `/preview?slug=kept&token=${token}`,
       doomedPath,
     ];

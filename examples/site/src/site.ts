@@ -143,7 +143,9 @@ export function createSite(
     const slug = query.get('slug');
     const token = query.get('token');
     const refused = { status: 401, type: HTML, body: previewRefusedPage(site) };
-    if (!slug || !token) return refused;
+    // The client refuses anything but a preview token before sending; a visitor's made-up one
+    // is refused here like an expired one.
+    if (!slug || !token?.startsWith('folio_pt_')) return refused;
     try {
       const article = await folio.getArticle(slug, { previewToken: token });
       return { status: 200, type: HTML, body: previewPage(site, article) };

@@ -79,6 +79,7 @@ describe('the client against a real Folio: preview keys and preview tokens', { t
   const dir = mkdtempSync(join(tmpdir(), 'folio-client-live-'));
   let folio: Awaited<ReturnType<typeof startFolio>>;
   let projectId: string;
+  let contentKey: string;
   let content: FolioClient<'content'>;
   let preview: FolioClient<'preview'>;
 
@@ -109,7 +110,8 @@ describe('the client against a real Folio: preview keys and preview tokens', { t
     const key = async (kind: 'content' | 'preview') =>
       (await admin<{ key: string }>('POST', `/projects/${projectId}/keys`, { name: kind, kind })).key;
     const settings = { baseUrl: folio.baseUrl, projectId, retries: 0 };
-    content = createClient({ ...settings, contentKey: await key('content') });
+    contentKey = await key('content');
+    content = createClient({ ...settings, contentKey });
     preview = createClient({ ...settings, previewKey: await key('preview') });
 
     // `live`: published, then a draft under the same slug. `renamed`: published, its draft
@@ -214,6 +216,18 @@ describe('the client against a real Folio: preview keys and preview tokens', { t
     const fresh = await previewLink('fresh');
     const unpublished = await content.getArticle('fresh', { previewToken: fresh.token });
     assert.deepEqual([unpublished?.status, unpublished?.publishedAt], ['unpublished', null]);
+  });
+
+  it('a baseUrl of a dashboard page is named as the likely cause of the sign-in page it gets', async () => {
+    const lost = createClient({ baseUrl: `${folio.baseUrl}/dashboard`, projectId, contentKey, retries: 0 });
+    const refused = await lost.listArticles().catch((error: unknown) => error);
+    assert.ok(refused instanceof FolioError);
+    assert.deepEqual([refused.status, refused.code], [200, 'invalid_response']);
+    assert.ok(
+      refused.message.includes(`GET ${folio.baseUrl}/dashboard/api/v1/projects/${projectId}/content `),
+    );
+    assert.ok(refused.message.includes(`redirected to ${folio.baseUrl}/dashboard/sign-in; text/html`));
+    assert.ok(refused.message.includes(`is baseUrl "${folio.baseUrl}/dashboard" Folio's root address?`));
   });
 
   it('a preview token refuses any other article, and stops when its article is deleted', async () => {

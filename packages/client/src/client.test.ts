@@ -213,9 +213,31 @@ describe('createClient previews', () => {
       status: 401,
       code: 'unauthorized',
     });
-    await assert.rejects(folio.getArticle('draft', { previewToken: 'folio_ck_not_a_token' }), {
+    await assert.rejects(folio.getArticle('draft', { previewToken: 'folio_pt_abc' }), {
       code: 'invalid_response',
+      message: new RegExp(`^Folio answered GET ${ROOT}/by-slug/draft with an unexpected body`),
     });
+  });
+
+  it('refuses a key or anything else as previewToken before sending, naming the option', async () => {
+    const { folio, calls } = client([]);
+    for (const [previewToken, message] of [
+      [
+        'folio_ck_secret',
+        /given a content key \(folio_ck_…\) as previewToken.*createClient\(\) as contentKey/,
+      ],
+      [
+        'folio_pk_secret',
+        /given a preview key \(folio_pk_…\) as previewToken.*createClient\(\) as previewKey/,
+      ],
+      ['made-up', /previewToken is not a preview link's token \(those start with folio_pt_\)/],
+    ] as const) {
+      const refused = await folio.getArticle('draft', { previewToken }).catch((error: unknown) => error);
+      assert.ok(refused instanceof TypeError, previewToken);
+      assert.match(refused.message, message);
+      assert.doesNotMatch(refused.message, /secret/, 'the value itself is never shown');
+    }
+    assert.equal(calls.length, 0);
   });
 
   it('never answers null to a token: a 404 is not Folio, and an empty slug is no article', async () => {
@@ -359,13 +381,50 @@ describe('createClient errors', () => {
     });
   });
 
+  it("says what came back instead of the API, and that baseUrl is likely not Folio's root", async () => {
+    // A baseUrl copied from the dashboard: Folio redirects every address under it to sign-in.
+    const signIn = new Response('<!doctype html>\n<html lang="en">\n<head><title>Sign in</title>', {
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+    });
+    Object.defineProperties(signIn, {
+      redirected: { value: true },
+      url: { value: 'https://folio.example.com/dashboard/sign-in?next=%2Fdashboard%2Fapi' },
+    });
+    const { folio } = client([signIn, new Response('OK', { headers: { 'content-type': 'text/plain' } })], {
+      baseUrl: 'https://folio.example.com/dashboard',
+    });
+    await assert.rejects(folio.listArticles({ page: 2 }), {
+      code: 'invalid_response',
+      status: 200,
+      message:
+        'Folio answered GET https://folio.example.com/dashboard/api/v1/projects/proj%201/content?page=2 with an unexpected body ' +
+        '(200, redirected to https://folio.example.com/dashboard/sign-in; text/html; charset=utf-8; ' +
+        'starting "<!doctype html> <html lang=\\"en\\"> <head><title>Sign in</title>"). ' +
+        'A web page, not the API: is baseUrl "https://folio.example.com/dashboard" Folio\'s root address? ' +
+        'Give the address /api/v1 lives under, without the path of a dashboard page.',
+    });
+    await assert.rejects(folio.getSitemap(), {
+      code: 'invalid_response',
+      message:
+        /\(200; text\/plain; starting "OK"\)\. Not JSON: a proxy's answer, or is baseUrl "https:\/\/folio\.example\.com\/dashboard" another server\?$/,
+    });
+  });
+
   it('refuses a success status with an unexpected body', async () => {
     const { folio } = client([
       json({ data: [] }),
       json({ success: true, data: [] }),
       json({ success: true }),
     ]);
-    await assert.rejects(folio.getSitemap(), { code: 'invalid_response', status: 200 });
+    const refused = await folio.getSitemap().catch((error: unknown) => error);
+    assert.ok(refused instanceof FolioError);
+    assert.deepEqual([refused.code, refused.status], ['invalid_response', 200]);
+    assert.ok(
+      refused.message.startsWith(
+        `Folio answered GET ${ROOT}/sitemap with an unexpected body (200; application/json; starting ${JSON.stringify('{"data":[]}')}). JSON of another shape`,
+      ),
+      refused.message,
+    );
     await assert.rejects(folio.listArticles(), { code: 'invalid_response' });
     await assert.rejects(folio.getArticle('a'), { code: 'invalid_response' });
   });

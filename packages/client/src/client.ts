@@ -21,8 +21,9 @@ import type {
   PreviewChangesPage,
   SitemapEntry,
 } from './generated/schema.ts';
-import { getJson, type RequestSettings } from './request.ts';
+import { type Answer, getJson, type RequestSettings } from './request.ts';
 import { sleep } from './retry.ts';
+import { unexpectedBody } from './unexpected-body.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -67,7 +68,7 @@ function apiRoot(baseUrl: string, projectId: string): string {
   return `${base}/api/v1/projects/${encodeURIComponent(required('projectId', projectId))}/content`;
 }
 
-const invalidResponse = (status: number, message = 'Folio answered with an unexpected body') =>
+const invalidResponse = (status: number, message: string) =>
   new FolioError({ status, code: 'invalid_response', message });
 
 /** `?query`, or nothing for an empty one (`URLSearchParams#size` is missing on older runtimes). */
@@ -77,9 +78,10 @@ function search(query: URLSearchParams): string {
 }
 
 /** The `data` of a success body, checked with `valid`, or an `invalid_response` FolioError. */
-function successData<T>(status: number, body: unknown, valid: (data: unknown) => boolean): T {
+function successData<T>(answer: Answer, valid: (data: unknown) => boolean): T {
+  const { body } = answer;
   if (isObject(body) && body.success === true && valid(body.data)) return body.data as T;
-  throw invalidResponse(status);
+  throw unexpectedBody(answer);
 }
 
 const isPagination = (value: unknown): value is Pagination =>
@@ -118,9 +120,9 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
     const answer = await getJson(`${root}${search(query)}`, settings, signal);
     const { status, body } = answer;
     if (status < 200 || status > 299) throw errorFromResponse(answer);
-    const data = successData<ListItemOf<KeyKind>[]>(status, body, Array.isArray);
+    const data = successData<ListItemOf<KeyKind>[]>(answer, Array.isArray);
     const pagination = (body as { pagination?: unknown }).pagination;
-    if (!isPagination(pagination)) throw invalidResponse(status);
+    if (!isPagination(pagination)) throw unexpectedBody(answer);
     return { data, pagination };
   }
 
@@ -154,7 +156,7 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
     // A token replaces the key for this one read; it is never stored on the client.
     const read = token === undefined ? settings : tokenSettings(settings, token);
     const answer = await getJson(`${root}/by-slug/${path}`, read, options.signal);
-    const { status, body } = answer;
+    const { status } = answer;
     // Contract: "getArticle(slug) (null on 404)", whatever the body (Folio's not_found, or a
     // proxy's plain-text page). Folio answers a token 401 for any slug but its article's, so a
     // 404 there is not Folio's, and the token read is typed never null.
@@ -163,14 +165,14 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
     // A preview read answers with `status`; without it the types would promise a field that is
     // not there (a content key passed as a token reads the published article).
     const preview = token !== undefined || key.kind === 'preview';
-    return successData<ArticleOf<KeyKind>>(status, body, preview ? isPreviewArticle : isObject);
+    return successData<ArticleOf<KeyKind>>(answer, preview ? isPreviewArticle : isObject);
   }
 
   async function getSitemap({ signal }: RequestOptions = {}): Promise<SitemapEntry[]> {
     const answer = await getJson(`${root}/sitemap`, settings, signal);
-    const { status, body } = answer;
+    const { status } = answer;
     if (status < 200 || status > 299) throw errorFromResponse(answer);
-    return successData<SitemapEntry[]>(status, body, Array.isArray);
+    return successData<SitemapEntry[]>(answer, Array.isArray);
   }
 
   async function changesPage(since: string | undefined, limit: number | undefined, signal?: AbortSignal) {
@@ -178,9 +180,9 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
     if (since !== undefined) query.set('since', since);
     if (limit !== undefined) query.set('limit', String(limit));
     const answer = await getJson(`${root}/changes${search(query)}`, settings, signal);
-    const { status, body } = answer;
+    const { status } = answer;
     if (status < 200 || status > 299) throw errorFromResponse(answer);
-    return successData<ChangesPage | PreviewChangesPage>(status, body, isChangesPage);
+    return successData<ChangesPage | PreviewChangesPage>(answer, isChangesPage);
   }
 
   async function sync({ cursor, limit, signal }: SyncOptions = {}) {

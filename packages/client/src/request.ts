@@ -18,11 +18,20 @@ export interface RequestSettings {
 export interface Answer {
   /** The address asked, for error messages (it holds no credential). */
   url: string;
+  /** Where fetch ended up when it followed a redirect, else undefined. */
+  redirectedTo?: string;
   status: number;
+  /** The answer's `Content-Type`, for error messages. */
+  contentType: string | null;
+  /** The body's first characters as received, for error messages. */
+  start: string;
   body: unknown;
   /** Milliseconds a `Retry-After` header asked to wait, on a 429 or 5xx that carried one. */
   retryAfterMs?: number;
 }
+
+// Enough of a body to tell a web page or another API's JSON from Folio's.
+const START_LENGTH = 120;
 
 function parseJson(text: string): unknown {
   try {
@@ -47,11 +56,19 @@ async function attempt(
       // The timeout covers reading the body too, since the same signal aborts it.
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
-    const body = parseJson(await response.text());
+    const text = await response.text();
     const retryAfterMs = isRetryableStatus(response.status)
       ? parseRetryAfter(response.headers.get('retry-after'), settings.now())
       : undefined;
-    return { url, status: response.status, body, ...(retryAfterMs !== undefined && { retryAfterMs }) };
+    return {
+      url,
+      ...(response.redirected && response.url && { redirectedTo: response.url }),
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      start: text.slice(0, START_LENGTH),
+      body: parseJson(text),
+      ...(retryAfterMs !== undefined && { retryAfterMs }),
+    };
   } catch (error) {
     // The caller gave up: no retry, and their own reason rather than a FolioError.
     if (signal?.aborted) throw signal.reason;

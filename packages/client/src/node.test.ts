@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
@@ -136,6 +137,9 @@ describe('createWebhookHandler on a real node:http server', () => {
   });
 });
 
+/** The `verify` option of express.json(), as @types/express declares it (body-parser's). */
+type JsonVerify = (req: IncomingMessage, res: ServerResponse, buf: Buffer, encoding: string) => void;
+
 describe('createWebhookHandler behind a framework', () => {
   /** A response double that records the status the handler wrote. */
   function recorder() {
@@ -193,6 +197,27 @@ describe('createWebhookHandler behind a framework', () => {
     );
     assert.equal(kept.seen.status, 204);
     assert.deepEqual(calls, ['msg_raw', 'msg_kept']);
+  });
+
+  it("keeps the bytes with the README's express.json verify hook, which compiles strictly", async () => {
+    // The README's statement, checked by `tsc --noEmit` (npm test) against the type that
+    // @types/express gives express.json()'s `verify` (body-parser's): its `req` is a plain
+    // IncomingMessage, on which `req.rawBody = buf` does not compile.
+    const verify: JsonVerify = (req, _res, buf) => {
+      Object.assign(req, { rawBody: buf });
+    };
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    assert.match(readme, /verify: \(req, res, buf\) => \{\n\s*Object\.assign\(req, \{ rawBody: buf \}\);/);
+
+    const calls: string[] = [];
+    const handler = createWebhookHandler({ secret: SECRET, onEvent: (_, id) => void calls.push(id) });
+    const body = event('content.created');
+    const req = { method: 'POST', headers: signed(body, 'msg_verify'), body: JSON.parse(body) };
+    verify(req as unknown as IncomingMessage, recorder().res, Buffer.from(body), 'utf-8');
+    const kept = recorder();
+    await handler(req as never, kept.res);
+    assert.equal(kept.seen.status, 204);
+    assert.deepEqual(calls, ['msg_verify']);
   });
 
   it('reads the stream when a parser that skipped it left an empty body (Express 4)', async () => {

@@ -19,7 +19,7 @@ class BodyTooLarge extends Error {}
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   // The bytes a JSON parser kept beside its result: Firebase's functions, or Express's
-  // `express.json({ verify: (req, res, buf) => { req.rawBody = buf } })`.
+  // `express.json({ verify: (req, res, buf) => { Object.assign(req, { rawBody: buf }); } })`.
   const kept = (req as IncomingMessage & { rawBody?: unknown }).rawBody;
   if (Buffer.isBuffer(kept)) return Promise.resolve(kept);
   // Frameworks with a raw-body parser (express.raw(), express.text()) already read the stream.

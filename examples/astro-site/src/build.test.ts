@@ -195,6 +195,11 @@ describe('the Astro example site, built twice against a live Folio', { skip }, (
     assert.deepEqual(indexLinks(), all.map((slug) => `/blog/${slug}`).sort());
     assert.ok(exists('page/2'), 'seven articles make two index pages');
     assert.deepEqual(sitemapUrls(), all.map((slug) => `${ORIGIN}/blog/${slug}`).sort());
+    // What a static host sends for an address with no page: the site's own, never indexed.
+    const notFound = readFileSync(join(env.OUT_DIR!, '404.html'), 'utf8');
+    assert.match(notFound, /<title>Not found<\/title>/);
+    assert.match(notFound, /<meta name="robots" content="noindex">/);
+    assert.doesNotMatch(notFound, /rel="canonical"/);
 
     await publish('late', 'late-arrival', 'Late arrival');
     // Folio takes this slug; Astro reads the backslash as a path separator, which failed the

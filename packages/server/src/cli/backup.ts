@@ -69,7 +69,8 @@ function postgresAdvice(): AppError {
     'conflict',
     'This database is PostgreSQL, which `folio backup` does not copy: use pg_dump, e.g. ' +
       'pg_dump --format=custom --file=folio.dump "$DATABASE_URL" ' +
-      '(restore into an empty database with pg_restore --no-owner --dbname="$DATABASE_URL" folio.dump).',
+      "(restore into an empty database that Folio's role owns, createdb --owner=ROLE NAME, with " +
+      'pg_restore --no-owner --dbname="$DATABASE_URL" folio.dump).',
   );
 }
 

@@ -107,7 +107,7 @@ function topLevelHelp(commands: CommandSpec[]): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   return `Folio ${FOLIO_VERSION}: the command line of a Folio server. It works on the database directly
 (the same DATABASE_URL / FOLIO_DATA_DIR configuration as the server), so it runs with or without
-a server, and applies pending migrations first.
+a server, and applies pending migrations first (backup excepted).
 
 Usage: folio <command> [options]
 

@@ -109,6 +109,17 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.fetch('/healthz', bearer('x', guesser))).status, 200);
     });
 
+    test('an IPv6 client is counted by its /64: another address of its network is no new budget', async () => {
+      const t = await appWith(dialect, { authFailures: { points: 3, seconds: 60 } });
+      const { key, path } = await published(t);
+      for (const address of ['2001:db8:0:7::1', '2001:db8:0:7:a:b:c:d', '2001:db8:0:7:ffff::2']) {
+        assert.equal((await t.fetch(path, bearer('folio_ck_wrong', address))).status, 401);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal((await t.fetch(path, bearer(key, '2001:db8:0:7:1234::99'))).status, 429);
+      assert.equal((await t.fetch(path, bearer(key, '2001:db8:0:8::1'))).status, 200, 'another /64');
+    });
+
     test('a path spelled with percent-escapes is the route it reaches: counted, and refused', async () => {
       const t = await appWith(dialect, { authFailures: { points: 3, seconds: 60 } });
       const { key, path } = await published(t);

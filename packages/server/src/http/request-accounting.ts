@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import { budgetAddress } from './client-address.ts';
 import type { FastPathRefusal, Metrics } from './metrics.ts';
 import type { RateLimits, Spent } from './rate-limits.ts';
 
@@ -66,9 +67,9 @@ export function createRequestAccounting(options: {
     if (options.trustProxy) {
       const forwarded = request.headers['x-forwarded-for'];
       const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-      if (first) return first;
+      if (first) return budgetAddress(first);
     }
-    return request.socket.remoteAddress ?? '';
+    return budgetAddress(request.socket.remoteAddress ?? '');
   };
 
   const spendFast = (credential: string): Admitted | Promise<Admitted | undefined> => {

@@ -69,6 +69,18 @@ describe('dashboard in Chromium', { skip }, () => {
   const shot = (name: string, on = page) =>
     on.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
 
+  /** A tab of a browser of its own, signed in; without the page's script if asked. */
+  const signedInTab = async ({ javaScriptEnabled = true, width = 1280 } = {}) => {
+    const context = await browser.newContext({ viewport: { width, height: 900 }, javaScriptEnabled });
+    const tab = await context.newPage();
+    tab.setDefaultTimeout(10_000);
+    await tab.goto(`${origin}/dashboard/sign-in`);
+    await tab.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await tab.getByRole('button', { name: 'Sign in' }).click();
+    await tab.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    return tab;
+  };
+
   test('walks through sign-in, keys, webhook, Settings and articles', async () => {
     // Sign in: a wrong token is explained, the right one opens the projects page.
     await page.goto(`${origin}/dashboard`);
@@ -269,6 +281,27 @@ describe('dashboard in Chromium', { skip }, () => {
       [],
     );
     assert.deepEqual(consoleErrors, []);
+  });
+
+  test('copy buttons show only where the script runs to work them', async () => {
+    const project = await t.createProject({ name: 'Copies' });
+    for (const javaScriptEnabled of [true, false]) {
+      const tab = await signedInTab({ javaScriptEnabled });
+      // The Connection card's values, and the empty list's commands.
+      for (const path of ['', '/articles']) {
+        await tab.goto(`${origin}/dashboard/projects/${project.id}${path}`);
+        const buttons = tab.locator('button[data-copy]');
+        if (javaScriptEnabled) await buttons.first().waitFor({ state: 'visible' });
+        const shown = await Promise.all((await buttons.all()).map((button) => button.isVisible()));
+        assert.ok(shown.length >= 2, `copy buttons on ${path || 'Delivery'}`);
+        assert.deepEqual(
+          shown,
+          shown.map(() => javaScriptEnabled),
+          `copy buttons on ${path || 'Delivery'} with the script ${javaScriptEnabled ? 'on' : 'off'}`,
+        );
+      }
+      await tab.context().close();
+    }
   });
 
   test('a half-typed schedule time is refused, not read as none, with the script and without', async () => {

@@ -21,6 +21,14 @@ function unescapeHtml(text: string): string {
     .replaceAll('&amp;', '&');
 }
 
+/** The hidden fields of the form posting to `action` in a page, as a browser sends them. */
+function hiddenFields(page: string, action: string): Record<string, string> {
+  const form = new RegExp(`<form method="post" action="${action}">([\\s\\S]*?)</form>`).exec(page);
+  assert.ok(form, `a form posting to ${action}`);
+  const inputs = form[1]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g);
+  return Object.fromEntries([...inputs].map(([, name, value]) => [name!, unescapeHtml(value!)]));
+}
+
 for (const dialect of DIALECTS) {
   describe(`dashboard article pages [${dialect}]`, () => {
     let t: TestApp;
@@ -169,6 +177,25 @@ for (const dialect of DIALECTS) {
       assert.equal(landed.statusCode, 200);
       assert.match(landed.body, /Deleted &quot;Stale s1&quot;\./);
       assert.match(landed.body, /Stale s2/);
+    });
+
+    test('delete, confirmed in a search on a later page, returns to that page and search', async () => {
+      const project = await t.createProject();
+      for (let i = 1; i <= 52; i++) {
+        await t.putArticle(project.id, `r${i}`, newArticle({ slug: `rock-${i}`, title: `Rock pool ${i}` }));
+      }
+      await t.putArticle(project.id, 'other', newArticle({ slug: 'other', title: 'Lighthouse' }));
+      const list = `/dashboard/projects/${project.id}/articles`;
+      const page = `${list}?q=Rock+pool&page=2`;
+      const shown = (await browser.get(page)).body;
+      const row = /<a href="[^"]+\/articles\/(r\d+)">/.exec(shown)![1]!;
+      const sent = await browser.post(`${list}/${row}/delete`, hiddenFields(shown, `${list}/${row}/delete`));
+      assert.equal(sent.statusCode, 303);
+      assert.equal(sent.headers.location, page);
+      assert.equal(
+        (await t.admin('GET', `/admin/v1/projects/${project.id}/articles/${row}`)).statusCode,
+        404,
+      );
     });
 
     test('without a website URL, the page says where to set it and shows the path alone', async () => {

@@ -39,6 +39,7 @@ export function articleActions(
       confirmLabel: 'Delete article',
       small: true,
       subject: article.title,
+      fields: { back },
     })}
   </div>`;
 }

@@ -177,13 +177,18 @@ export function confirmButton(options: {
    * out of sight: a screen reader's list of a page's buttons shows them without their rows.
    */
   subject?: string;
+  /** Hidden fields the form sends besides the token: `back`, the page to return to. */
+  fields?: Record<string, string>;
 }): SafeHtml {
   const subject =
     options.subject === undefined ? '' : html`<span class="sr-only"> “${options.subject}”</span>`;
+  const fields = Object.entries(options.fields ?? {}).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
+  );
   return html`<details class="confirm">
     <summary class="button danger${options.small ? ' small' : ''}">${options.label}${subject}</summary>
     <form method="post" action="${options.action}">
-      ${csrfField(options.csrfToken)}
+      ${csrfField(options.csrfToken)}${fields}
       <p>${options.question}</p>
       <button type="submit" class="button danger">${options.confirmLabel}${subject}</button>
     </form>

@@ -179,23 +179,39 @@ for (const dialect of DIALECTS) {
       assert.match(landed.body, /Stale s2/);
     });
 
-    test('delete, confirmed in a search on a later page, returns to that page and search', async () => {
+    test('unpublish and delete, confirmed in a search on a later page, return to that page and search', async () => {
       const project = await t.createProject();
       for (let i = 1; i <= 52; i++) {
-        await t.putArticle(project.id, `r${i}`, newArticle({ slug: `rock-${i}`, title: `Rock pool ${i}` }));
+        await t.putArticle(
+          project.id,
+          `r${i}`,
+          newArticle({ slug: `rock-${i}`, title: `Rock pool ${i}`, published: true }),
+        );
       }
       await t.putArticle(project.id, 'other', newArticle({ slug: 'other', title: 'Lighthouse' }));
       const list = `/dashboard/projects/${project.id}/articles`;
       const page = `${list}?q=Rock+pool&page=2`;
       const shown = (await browser.get(page)).body;
-      const row = /<a href="[^"]+\/articles\/(r\d+)">/.exec(shown)![1]!;
-      const sent = await browser.post(`${list}/${row}/delete`, hiddenFields(shown, `${list}/${row}/delete`));
-      assert.equal(sent.statusCode, 303);
-      assert.equal(sent.headers.location, page);
-      assert.equal(
-        (await t.admin('GET', `/admin/v1/projects/${project.id}/articles/${row}`)).statusCode,
-        404,
-      );
+      const [first, second] = [...shown.matchAll(/<a href="[^"]+\/articles\/(r\d+)">/g)].map((m) => m[1]!);
+      for (const [id, action] of [
+        [first, 'unpublish'],
+        [second, 'delete'],
+      ] as const) {
+        const url = `${list}/${id}/${action}`;
+        // Behind a disclosure that asks first, as a browser without the script shows it.
+        assert.match(
+          shown,
+          new RegExp(
+            `<details class="confirm">\\s*<summary[^>]*>[^<]+<span class="sr-only"> “Rock pool \\d+”</span></summary>\\s*<form method="post" action="${url}">`,
+          ),
+        );
+        const sent = await browser.post(url, hiddenFields(shown, url));
+        assert.equal(sent.statusCode, 303);
+        assert.equal(sent.headers.location, page, action);
+      }
+      const stored = (id: string) => t.admin('GET', `/admin/v1/projects/${project.id}/articles/${id}`);
+      assert.equal((await stored(first!)).json().data.published, false);
+      assert.equal((await stored(second!)).statusCode, 404);
     });
 
     test('without a website URL, the page says where to set it and shows the path alone', async () => {

@@ -240,6 +240,20 @@ describe('dashboard in Chromium', { skip }, () => {
     await shot('07-article-preview');
     await page.getByRole('button', { name: 'Publish Draft notes' }).click();
     await page.getByText('Published "Draft notes".').waitFor();
+    // Unpublish asks first; Cancel closes the question and gives focus back to what opened it.
+    const unpublish = page.locator('details.confirm').filter({ hasText: 'Unpublish…' });
+    await unpublish.locator('summary').click();
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith('Unpublish article'));
+    await unpublish.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await unpublish.evaluate((details: HTMLDetailsElement) => details.open), false);
+    assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'SUMMARY');
+    assert.equal(
+      (await t.admin('GET', `/admin/v1/projects/${projectId}/articles/a2`)).json().data.published,
+      true,
+    );
+    await unpublish.locator('summary').click();
+    await unpublish.getByRole('button', { name: /^Unpublish article/ }).click();
+    await page.getByText('Unpublished "Draft notes".').waitFor();
     await page.getByText('Delete…').click();
     await page.getByRole('button', { name: 'Delete article' }).click();
     await page.getByText('Deleted "Draft notes".').waitFor();

@@ -71,18 +71,25 @@ function refreshLive(container) {
   window.setInterval(tick, REFRESH_MS);
 }
 
-// A confirmation disclosure moves focus to its confirm button when it opens, and Escape closes it.
+// A confirmation disclosure moves focus to its confirm button when it opens; Escape or its Cancel
+// button closes it, and focus goes back to what opened it.
 function enhanceConfirmations() {
   for (const details of document.querySelectorAll('details.confirm')) {
+    const close = () => {
+      details.open = false;
+      details.querySelector('summary')?.focus();
+    };
     details.addEventListener('toggle', () => {
       if (details.open) details.querySelector('button[type="submit"]')?.focus();
     });
     details.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape' && details.open) {
-        details.open = false;
-        details.querySelector('summary')?.focus();
-      }
+      if (event.key === 'Escape' && details.open) close();
     });
+    const cancel = details.querySelector('button[data-cancel]');
+    if (cancel) {
+      cancel.hidden = false;
+      cancel.addEventListener('click', close);
+    }
   }
 }
 

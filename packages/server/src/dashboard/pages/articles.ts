@@ -14,8 +14,9 @@ import {
 } from './layout.ts';
 
 /**
- * Publish (the changes, when a draft waits) or unpublish, and delete behind a confirmation;
- * `back` is where to return, `first` any action to put before them.
+ * Publish (the changes, when a draft waits), and unpublish and delete behind a confirmation:
+ * both take the article off the site at once. `back` is where to return, `first` any action to
+ * put before them.
  */
 export function articleActions(
   csrfToken: string,
@@ -25,12 +26,25 @@ export function articleActions(
   first: SafeHtml | '' = '',
 ): SafeHtml {
   const path = articlePath(project, article);
-  const button = (action: 'publish' | 'unpublish', label: string, name: string) =>
-    html`<form method="post" action="${path}/${action}">${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"><button type="submit" class="button small secondary" aria-label="${name}">${label}</button></form>`;
+  const publish = (label: string, name: string) =>
+    html`<form method="post" action="${path}/publish">${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"><button type="submit" class="button small secondary" aria-label="${name}">${label}</button></form>`;
   return html`<div class="actions">
     ${first}
-    ${article.published && article.draft ? button('publish', 'Publish changes', `Publish changes to ${article.title}`) : ''}
-    ${article.published ? button('unpublish', 'Unpublish', `Unpublish ${article.title}`) : button('publish', 'Publish', `Publish ${article.title}`)}
+    ${article.published && article.draft ? publish('Publish changes', `Publish changes to ${article.title}`) : ''}
+    ${
+      article.published
+        ? confirmButton({
+            action: `${path}/unpublish`,
+            csrfToken,
+            label: 'Unpublish…',
+            question: `Unpublish "${article.title}"? Sites stop getting it at once.`,
+            confirmLabel: 'Unpublish article',
+            small: true,
+            subject: article.title,
+            fields: { back },
+          })
+        : publish('Publish', `Publish ${article.title}`)
+    }
     ${confirmButton({
       action: `${path}/delete`,
       csrfToken,

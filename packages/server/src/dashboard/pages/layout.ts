@@ -164,7 +164,10 @@ export function pager(
   </nav>`;
 }
 
-/** A destructive action behind a disclosure: works without JavaScript, one extra deliberate click. */
+/**
+ * A destructive action behind a disclosure: works without JavaScript, one extra deliberate click.
+ * Its summary closes it again; the script adds a Cancel button beside the confirm button.
+ */
 export function confirmButton(options: {
   action: string;
   csrfToken: string;
@@ -191,6 +194,7 @@ export function confirmButton(options: {
       ${csrfField(options.csrfToken)}${fields}
       <p>${options.question}</p>
       <button type="submit" class="button danger">${options.confirmLabel}${subject}</button>
+      <button type="button" class="button secondary" data-cancel hidden>Cancel</button>
     </form>
   </details>`;
 }

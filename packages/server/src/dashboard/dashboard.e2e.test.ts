@@ -69,6 +69,18 @@ describe('dashboard in Chromium', { skip }, () => {
   const shot = (name: string, on = page) =>
     on.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
 
+  /**
+   * After a form that shows a value once, focus is on the box that holds it, named by the outcome
+   * and the value, and the next Tab reaches its Copy button rather than the controls after it.
+   */
+  const assertSecretFocused = async (name: RegExp, copy: string) => {
+    const box = page.getByRole('group', { name });
+    await page.waitForFunction(() => document.activeElement?.matches('.once'));
+    assert.equal(await box.evaluate((element) => element === document.activeElement), true);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), copy);
+  };
+
   /** A tab of a browser of its own, signed in; without the page's script if asked. */
   const signedInTab = async ({ javaScriptEnabled = true, width = 1280 } = {}) => {
     const context = await browser.newContext({ viewport: { width, height: 900 }, javaScriptEnabled });
@@ -125,6 +137,10 @@ describe('dashboard in Chromium', { skip }, () => {
     await page.getByText('you will not see it again').waitFor();
     // The page's script shows the copy button once it has run: wait for it, do not sample.
     await page.getByRole('button', { name: 'Copy new content key' }).waitFor({ state: 'visible' });
+    await assertSecretFocused(
+      /^Content key "production site" created\. Your new content key\..* folio_ck_/,
+      'Copy new content key',
+    );
     await shot('02-delivery-key-created');
     assert.equal((await t.deliver(key, `/api/v1/projects/${projectId}/content`)).statusCode, 200);
     await page.reload();
@@ -136,6 +152,7 @@ describe('dashboard in Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Reveal' }).click();
     const secret = (await page.locator('#signing-secret').textContent())!;
     assert.match(secret, /^whsec_/);
+    await assertSecretFocused(/^Signing secret revealed; .* whsec_/, 'Copy signing secret');
     receiver.secrets = [secret];
 
     // A refused URL: the page opens at the webhook card, and focus lands on the field.

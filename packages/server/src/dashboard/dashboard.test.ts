@@ -371,6 +371,9 @@ for (const dialect of DIALECTS) {
       const page = await browser.submit(`/dashboard/projects/${project.id}/keys`, { name: 'site' });
       const key = /<code id="new-key">(folio_ck_[^<]+)</.exec(page.body)![1]!;
       assert.match(page.body, /you will not see it again/);
+      // The outcome comes before the key, so it is read, and its Copy button reached, first.
+      const said = page.body.indexOf('Content key &quot;site&quot; created.');
+      assert.ok(said > 0 && said < page.body.indexOf(key), 'the outcome precedes the key');
       assert.equal((await t.deliver(key, `/api/v1/projects/${project.id}/content`)).statusCode, 200);
       const again = await browser.get(`/dashboard/projects/${project.id}`);
       assert.ok(!again.body.includes(key), 'the key is gone on reload');
@@ -394,6 +397,8 @@ for (const dialect of DIALECTS) {
       assert.match(saved.body, /Webhook URL saved/);
       const revealed = await browser.submit(`/dashboard/projects/${project.id}/webhook/reveal`);
       const secret = /<code id="signing-secret">(whsec_[^<]+)</.exec(revealed.body)![1]!;
+      const said = revealed.body.indexOf('Signing secret revealed');
+      assert.ok(said > 0 && said < revealed.body.indexOf(secret), 'the outcome precedes the secret');
       const viaApi = await t.admin('POST', `/admin/v1/projects/${project.id}/webhook/reveal-secret`);
       assert.equal(viaApi.json().data.secret, secret);
       const queued = await browser.submit(`/dashboard/projects/${project.id}/webhook/test`);

@@ -100,13 +100,17 @@ document.addEventListener('click', (event) => {
 
 // After a refused form, focus the field it names so the error beside it is read out, else the
 // control the error describes, else the error itself; after a success, focus its message, which
-// sits with the form (or atop the page).
+// sits with the form (or atop the page), or the box that holds it with a value shown once.
 function focusOutcome() {
   const invalid =
     document.querySelector('[aria-invalid="true"]') ??
     document.querySelector('[aria-describedby$="-error"]') ??
     document.querySelector('.form-error');
-  const message = invalid ?? document.querySelector('.form-status') ?? document.querySelector('.flash');
+  const message =
+    invalid ??
+    document.querySelector('[data-outcome]') ??
+    document.querySelector('.form-status') ??
+    document.querySelector('.flash');
   if (!message) return;
   if (!message.matches('input, select, textarea, button')) message.tabIndex = -1;
   message.focus();

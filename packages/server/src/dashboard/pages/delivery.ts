@@ -1,5 +1,6 @@
 import { html, type SafeHtml } from '@folio/client';
 import type { ContentKey, Project, Webhook } from '@folio/schema';
+import type { Flash } from '../session.ts';
 import { type DeliveryLogPage, deliveryLog } from './delivery-log.ts';
 import {
   confirmButton,
@@ -92,7 +93,7 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
   );
   return html`<section class="card" id="keys" aria-labelledby="keys-title">
   <h2 id="keys-title">Content API keys</h2>
-  ${created ? createdKey(created) : ''}
+  ${created ? createdKey(flash, created) : ''}
   <form method="post" action="${base}/keys" class="inline">
     ${csrfField(csrfToken)}
     <label for="key-name">Key name</label>
@@ -106,7 +107,7 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
     </fieldset>
     ${fieldError(flash, 'keys', 'kind')}
     <button type="submit" class="button primary">Create key</button>
-    ${formMessage(flash, 'keys')}
+    ${created ? '' : formMessage(flash, 'keys')}
   </form>
   ${
     keys.length === 0
@@ -120,12 +121,28 @@ function keysCard({ flash, csrfToken }: PageContext, { project, keys }: Delivery
 </section>`;
 }
 
-/** A key just made, shown this once. */
-function createdKey(secret: { label: string; value: string }): SafeHtml {
+/** A key just made, shown this once, with the outcome of the form that made it. */
+function createdKey(flash: Flash | undefined, secret: { label: string; value: string }): SafeHtml {
   const preview = secret.label === 'preview-key';
-  return html`<div class="once" role="status">
-    <p><strong>Your new ${preview ? 'preview' : 'content'} key.</strong> Copy it now: you will not see it again.${preview ? ' It reads drafts: keep it out of browsers and public code.' : ''}</p>
-    <p>${copyable('new-key', secret.value, `new ${preview ? 'preview' : 'content'} key`)}</p>
+  return secretBox(
+    flash,
+    'keys',
+    html`<p id="new-key-note"><strong>Your new ${preview ? 'preview' : 'content'} key.</strong> Copy it now: you will not see it again.${preview ? ' It reads drafts: keep it out of browsers and public code.' : ''}</p>
+    <p>${copyable('new-key', secret.value, `new ${preview ? 'preview' : 'content'} key`)}</p>`,
+    ['new-key-note', 'new-key'],
+  );
+}
+
+/**
+ * A value shown once, with the outcome of `form` first. The page's script focuses the box, whose
+ * name reads the outcome and the value, so the next Tab reaches the value's Copy button rather
+ * than the controls after it; without the script the outcome still comes before the value.
+ */
+function secretBox(flash: Flash | undefined, form: string, content: SafeHtml, named: string[]): SafeHtml {
+  const labelledBy = [`${form}-status`, ...named].join(' ');
+  return html`<div class="once" role="group" aria-labelledby="${labelledBy}" data-outcome>
+    ${formMessage(flash, form)}
+    ${content}
   </div>`;
 }
 
@@ -154,7 +171,12 @@ function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
   <h3>Signing secret</h3>
   ${
     secret
-      ? html`<div class="once" role="status"><p>Signing secret, for your receiver's server-side settings:</p><p>${copyable('signing-secret', secret, 'signing secret')}</p></div>`
+      ? secretBox(
+          flash,
+          'webhook-actions',
+          html`<p id="signing-secret-note">Signing secret, for your receiver's server-side settings:</p><p>${copyable('signing-secret', secret, 'signing secret')}</p>`,
+          ['signing-secret-note', 'signing-secret'],
+        )
       : html`<p class="muted">${webhook.signed ? 'Deliveries are signed. Reveal shows the secret.' : 'Deliveries are sent unsigned until the secret is revealed.'}${webhook.secretRotatedAt ? html` Rotated ${timeTag(webhook.secretRotatedAt)}; the previous secret keeps signing for 24 hours.` : ''}</p>`
   }
   <div class="actions">
@@ -168,7 +190,7 @@ function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
     })}
     <form method="post" action="${base}/webhook/test">${csrfField(csrfToken)}<button type="submit" class="button secondary">Send test event</button></form>
   </div>
-  ${formMessage(flash, 'webhook-actions')}
+  ${secret ? '' : formMessage(flash, 'webhook-actions')}
   <h3 id="log-title">Delivery log</h3>
   <div id="delivery-log" data-refresh="${base}/deliveries${data.log.pagination.page > 1 ? `?page=${data.log.pagination.page}` : ''}" aria-labelledby="log-title">
     ${deliveryLog(context, project, data.log, data.now)}

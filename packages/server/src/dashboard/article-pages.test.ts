@@ -108,6 +108,11 @@ for (const dialect of DIALECTS) {
       );
       // Pretty-printed and escaped: the markup in the value stays text.
       assert.equal(textOf(page, 'json-ld'), JSON.stringify(served.seo.jsonLd, null, 2));
+      // It scrolls, so a keyboard can reach it, and it is named when reached.
+      assert.match(
+        page,
+        /<pre class="code-block" id="json-ld" tabindex="0" role="region" aria-label="JSON-LD">/,
+      );
       assert.doesNotMatch(page, /<script>alert/);
       assert.match(page, /&lt;\/script&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
       // Related: the published one the author named, linked to its page here; not the missing one.
@@ -125,6 +130,25 @@ for (const dialect of DIALECTS) {
         page,
         /<a class="button small secondary" id="view-on-site" href="https:\/\/www\.example\.com\/blog\/spring-caf%C3%A9" target="_blank" rel="noopener noreferrer">View on site/,
       );
+    });
+
+    test("the preview's code blocks are named regions a keyboard can reach to scroll", async () => {
+      const project = await t.createProject();
+      await t.putArticle(project.id, 'c1', {
+        ...newArticle({ slug: 'two-codes' }),
+        blocks: [
+          { type: 'code', id: 'first', language: 'ts', code: 'const tide = "low";' },
+          { type: 'code', language: 'a b', code: '<b>not markup</b>' },
+        ],
+      });
+      const page = (await browser.get(`/dashboard/projects/${project.id}/articles/c1`)).body;
+      const regions = [...page.matchAll(/<pre[^>]*>/g)].map(([tag]) => tag);
+      assert.deepEqual(regions.slice(-2), [
+        '<pre id="first" tabindex="0" role="region" aria-label="Code example 1 (ts)">',
+        '<pre tabindex="0" role="region" aria-label="Code example 2">',
+      ]);
+      assert.match(page, /<code class="language-ts">const tide = &quot;low&quot;;<\/code>/);
+      assert.match(page, /<code>&lt;b&gt;not markup&lt;\/b&gt;<\/code>/);
     });
 
     test('a draft shows what publishing would serve; View on site keeps the served address', async () => {

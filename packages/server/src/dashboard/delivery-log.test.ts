@@ -66,6 +66,11 @@ for (const dialect of DIALECTS) {
       assert.ok(detail.includes(`<code>&lt;script&gt;alert(1)&lt;/script&gt;${'x'.repeat(475)}…</code>`));
       assert.doesNotMatch(log, /<script>alert/);
       assert.match(detail, new RegExp(`The first 500 of ${answer.length} characters\\.`));
+      // Each may scroll: a keyboard reaches it, and it is named for its delivery when reached.
+      for (const what of ['Payload of', 'Last response to']) {
+        const region = `<pre class="code-block" tabindex="0" role="region" aria-label="${what} content.created of first-light, ${when}">`;
+        assert.ok(detail.includes(region), `${what}: ${detail}`);
+      }
 
       // Once due it says so; after the retry succeeds nothing is left to explain.
       t.clock.advance(2_000);

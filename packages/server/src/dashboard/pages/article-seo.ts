@@ -56,7 +56,7 @@ function seoFacts(project: Project, shown: Article | PreviewArticle, says: strin
     <dt>Type</dt><dd><code>${seo.ogType}</code></dd>
   </dl>
   <h3>JSON-LD</h3>
-  <pre class="code-block" id="json-ld"><code>${JSON.stringify(seo.jsonLd, null, 2)}</code></pre>
+  <pre class="code-block" id="json-ld" tabindex="0" role="region" aria-label="JSON-LD"><code>${JSON.stringify(seo.jsonLd, null, 2)}</code></pre>
   <h3>Related links</h3>
   ${relatedLinks(project, shown)}`;
 }

@@ -22,18 +22,31 @@ import {
 } from './layout.ts';
 
 // The dashboard makes no requests to other origins, so the preview names media instead of
-// loading them: an image from the site's CDN or a YouTube player would each be one.
-const previewComponents: BlockComponents = {
-  image: (block, { html, safeHref }) => {
-    const href = safeHref(block.url);
-    const label = block.alt || block.url;
-    return html`<figure class="media-placeholder"><p>Image (not loaded in the preview): ${href ? html`<a href="${href}">${label}</a>` : label}</p>${block.caption ? html`<figcaption>${block.caption}</figcaption>` : ''}</figure>`;
-  },
-  video: (block, { html, safeHref }) => {
-    const href = safeHref(block.url);
-    return html`<figure class="media-placeholder"><p>YouTube video (not loaded in the preview): ${href ? html`<a href="${href}">${block.title}</a>` : block.title}</p></figure>`;
-  },
-};
+// loading them: an image from the site's CDN or a YouTube player would each be one. A code
+// block scrolls sideways, so a keyboard must be able to reach it: each is a named region.
+function previewComponents(): BlockComponents {
+  let codeBlocks = 0;
+  return {
+    code: (block, { html }) => {
+      codeBlocks += 1;
+      const language = block.language && CODE_LANGUAGE.test(block.language) ? block.language : '';
+      const label = `Code example ${codeBlocks}${language ? ` (${language})` : ''}`;
+      return html`<pre${block.id ? html` id="${block.id}"` : ''} tabindex="0" role="region" aria-label="${label}"><code${language ? html` class="language-${language}"` : ''}>${block.code}</code></pre>`;
+    },
+    image: (block, { html, safeHref }) => {
+      const href = safeHref(block.url);
+      const label = block.alt || block.url;
+      return html`<figure class="media-placeholder"><p>Image (not loaded in the preview): ${href ? html`<a href="${href}">${label}</a>` : label}</p>${block.caption ? html`<figcaption>${block.caption}</figcaption>` : ''}</figure>`;
+    },
+    video: (block, { html, safeHref }) => {
+      const href = safeHref(block.url);
+      return html`<figure class="media-placeholder"><p>YouTube video (not loaded in the preview): ${href ? html`<a href="${href}">${block.title}</a>` : block.title}</p></figure>`;
+    },
+  };
+}
+
+// As the client's own renderer writes it: a language class only for a plain name.
+const CODE_LANGUAGE = /^[A-Za-z0-9_+-]{1,50}$/;
 
 const STATE_NOTE = {
   published: 'served to content keys',
@@ -66,7 +79,7 @@ ${seoCard(project, article, view)}
 <article class="preview card" aria-label="Preview">
   <p class="muted preview-note">${article.draft ? 'The draft' : 'Preview'}, rendered by <code>@folio/client</code> as a site renders it</p>
   <h2 class="preview-title">${shown.title}</h2>
-  ${raw(renderBlocks(shown.blocks, { components: previewComponents }))}
+  ${raw(renderBlocks(shown.blocks, { components: previewComponents() }))}
 </article>`,
   });
 }

@@ -74,6 +74,11 @@ function describe(delivery: LoggedDelivery): string {
   return `${delivery.event}${typeof slug === 'string' ? ` of ${slug}` : ''}, ${when}`;
 }
 
+/** A box that may scroll: a keyboard can reach it to scroll it, and it is named when reached. */
+function scrollable(label: string): SafeHtml {
+  return html` tabindex="0" role="region" aria-label="${label}"`;
+}
+
 /** The article an event is about, from its payload: `first-light` for content.created. */
 function subject(delivery: LoggedDelivery): SafeHtml | '' {
   const slug = parsePayload(delivery.payload)?.data?.slug;
@@ -102,7 +107,7 @@ function detail(delivery: LoggedDelivery): SafeHtml {
     <div class="detail-grid">
       <section aria-label="Payload">
         <h4>Payload</h4>
-        <pre class="code-block"><code>${payload}</code></pre>
+        <pre class="code-block"${scrollable(`Payload of ${describe(delivery)}`)}><code>${payload}</code></pre>
         <p class="muted">Header <code>webhook-id: ${delivery.webhookId}</code>, the same on every attempt.</p>
       </section>
       <section aria-label="Last response">
@@ -123,7 +128,7 @@ function lastResponse(delivery: LoggedDelivery): SafeHtml {
     ${last.error ? html`<p class="failure">${last.error}</p>` : ''}
     ${
       body
-        ? html`<pre class="code-block"><code>${shown}</code></pre>${
+        ? html`<pre class="code-block"${scrollable(`Last response to ${describe(delivery)}`)}><code>${shown}</code></pre>${
             body.length > BODY_PREVIEW
               ? html`<p class="muted">The first ${BODY_PREVIEW} of ${body.length} characters.</p>`
               : ''

@@ -16,6 +16,8 @@ const SHOTS = new URL('../../../../test-results/dashboard/screens/', import.meta
 const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 800 },
   { name: 'phone', width: 390, height: 844 },
+  // WCAG reflow: a 1280 px screen zoomed to 400%.
+  { name: 'zoomed', width: 320, height: 256 },
 ] as const;
 
 /** What a screen must not do: scroll sideways, or put a button where the viewer cannot see it. */
@@ -49,7 +51,7 @@ async function layoutProblems(page: Page): Promise<string[]> {
   });
 }
 
-describe('dashboard screens in Chromium, desktop and phone', { skip }, () => {
+describe('dashboard screens in Chromium, desktop, phone and zoomed', { skip }, () => {
   let t: TestApp;
   let browser: Browser;
   let receiver: Receiver;

@@ -142,7 +142,9 @@ function installErrorPages(app: FastifyInstance): void {
     // As the APIs do: a lockout (429) or an outage (503) says when to try again.
     if (appError.retryAfterSeconds !== undefined)
       reply.header('retry-after', String(appError.retryAfterSeconds));
-    return sendHtml(reply, messagePage(errorTitle(appError.status), appError.message), appError.status);
+    // The projects page would lead a signed-out user back to the sign-in the lockout refuses.
+    const link = appError.status === 429 ? signInAfterWait(request) : undefined;
+    return sendHtml(reply, messagePage(errorTitle(appError.status), appError.message, link), appError.status);
   });
   app.setNotFoundHandler((request, reply) =>
     sendHtml(reply, messagePage('Not found', `Nothing is at ${request.url.split('?')[0]}.`), 404),
@@ -208,6 +210,12 @@ function formPage(request: FastifyRequest): string | undefined {
   const referer = request.headers.referer;
   const url = referer === undefined ? null : URL.parse(referer);
   return url ? dashboardReturn(`${url.pathname}${url.search}`) : undefined;
+}
+
+/** A lockout's way on: sign-in, once the wait is over, returning to the page it refused. */
+function signInAfterWait(request: FastifyRequest): { href: string; label: string } {
+  const page = request.method === 'GET' ? dashboardReturn(request.url) : formPage(request);
+  return { href: signInReturningTo(page), label: 'Sign in' };
 }
 
 function errorTitle(status: number): string {

@@ -101,7 +101,10 @@ for (const dialect of DIALECTS) {
       const page = await t.fetch('/dashboard/sign-in', bearer(key, guesser));
       assert.equal(page.status, 429);
       assert.match(page.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
-      assert.match(await page.text(), /Too many attempts/);
+      const text = await page.text();
+      assert.match(text, /Too many attempts/);
+      // Its way on is the sign-in page, for when the wait is over: not one that leads back to it.
+      assert.match(text, /<p><a href="\/dashboard\/sign-in">Sign in<\/a><\/p>/);
       // Its stylesheet needs no credential, so it is not refused.
       assert.equal((await t.fetch('/dashboard/assets/dashboard.css', bearer(key, guesser))).status, 200);
       assert.equal((await t.fetch(path, bearer(key, '198.51.100.8'))).status, 200, 'another address');

@@ -21,6 +21,10 @@ function unescapeHtml(text: string): string {
     .replaceAll('&amp;', '&');
 }
 
+function titleOf(page: string): string | undefined {
+  return /<title>([^<]*)<\/title>/.exec(page)?.[1];
+}
+
 /** The hidden fields of the form posting to `action` in a page, as a browser sends them. */
 function hiddenFields(page: string, action: string): Record<string, string> {
   const form = new RegExp(`<form method="post" action="${action}">([\\s\\S]*?)</form>`).exec(page);
@@ -132,16 +136,18 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    test("the preview's code blocks are named regions a keyboard can reach to scroll", async () => {
+    test("an article's page names its project in the title; its code blocks are regions to scroll", async () => {
       const project = await t.createProject();
+      const article = newArticle({ slug: 'two-codes' });
       await t.putArticle(project.id, 'c1', {
-        ...newArticle({ slug: 'two-codes' }),
+        ...article,
         blocks: [
           { type: 'code', id: 'first', language: 'ts', code: 'const tide = "low";' },
           { type: 'code', language: 'a b', code: '<b>not markup</b>' },
         ],
       });
       const page = (await browser.get(`/dashboard/projects/${project.id}/articles/c1`)).body;
+      assert.equal(titleOf(page), `${article.title}: Article · ${project.name} · Folio dashboard`);
       const regions = [...page.matchAll(/<pre[^>]*>/g)].map(([tag]) => tag);
       assert.deepEqual(regions.slice(-2), [
         '<pre id="first" tabindex="0" role="region" aria-label="Code example 1 (ts)">',
@@ -204,7 +210,7 @@ for (const dialect of DIALECTS) {
     });
 
     test('unpublish and delete, confirmed in a search on a later page, return to that page and search', async () => {
-      const project = await t.createProject();
+      const project = await t.createProject({ name: 'Shore' });
       for (let i = 1; i <= 52; i++) {
         await t.putArticle(
           project.id,
@@ -216,6 +222,7 @@ for (const dialect of DIALECTS) {
       const list = `/dashboard/projects/${project.id}/articles`;
       const page = `${list}?q=Rock+pool&page=2`;
       const shown = (await browser.get(page)).body;
+      assert.equal(titleOf(shown), 'Shore: Articles · Search “Rock pool” · Page 2 · Folio dashboard');
       const [first, second] = [...shown.matchAll(/<a href="[^"]+\/articles\/(r\d+)">/g)].map((m) => m[1]!);
       for (const [id, action] of [
         [first, 'unpublish'],

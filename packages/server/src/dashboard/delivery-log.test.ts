@@ -157,6 +157,10 @@ for (const dialect of DIALECTS) {
 
       const second = (await browser.get(`${base}?log=2`)).body;
       assert.equal(rows(second), 5);
+      // Each page of the log has a title of its own, for tabs and history.
+      const title = (page: string) => /<title>([^<]*)<\/title>/.exec(page)?.[1];
+      assert.equal(title(first), 'Busy: Delivery · Folio dashboard');
+      assert.equal(title(second), 'Busy: Delivery · Log page 2 · Folio dashboard');
       assert.match(second, /Deliveries 21–25 of 25/);
       assert.ok(second.includes(`<a href="${base}#log-title" rel="prev">Newer</a>`));
       // The live refresh reloads the page shown, not the first.

@@ -67,6 +67,25 @@ for (const dialect of DIALECTS) {
       assert.match(page, /name="unpublishAt" value="">\s*<p class="form-error field-error"/);
     });
 
+    test('a page showing a refusal says so first in its title; one showing a success does not', async () => {
+      const project = await t.createProject({ name: 'Titles' });
+      const base = `/dashboard/projects/${project.id}`;
+      const title = (page: string) => /<title>([^<]*)<\/title>/.exec(page)?.[1];
+      const refused = (await browser.submit(`${base}/keys`, { name: ' ' })).body;
+      assert.equal(title(refused), 'Error: Titles: Delivery · Folio dashboard');
+      const settings = (await browser.submit(`${base}/settings`, { websiteUrl: 'nope' })).body;
+      assert.equal(title(settings), 'Error: Titles: Settings · Folio dashboard');
+      const made = (await browser.submit(`${base}/keys`, { name: 'site' })).body;
+      assert.equal(title(made), 'Titles: Delivery · Folio dashboard');
+      const signIn = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'token=wrong',
+      });
+      assert.equal(title(signIn.body), 'Error: Sign in · Folio dashboard');
+    });
+
     test('a refusal that names no field stays with the form and marks nothing', async () => {
       const project = await t.createProject({ name: 'No hook' });
       const page = (await browser.submit(`/dashboard/projects/${project.id}/webhook/test`)).body;

@@ -67,7 +67,7 @@ export function articlePage(
 ): string {
   const shown = article.draft ?? article;
   return layout({
-    title: `${article.title}: Article`,
+    title: `${article.title}: Article · ${project.name}`,
     context,
     project: { id: project.id, name: project.name, current: 'articles' },
     body: html`<p><a href="${projectPath(project.id)}/articles">← All articles</a></p>
@@ -212,7 +212,7 @@ export function previewLinkPage(
   link: PreviewLink,
 ): string {
   return layout({
-    title: `${article.title}: Preview on site`,
+    title: `${article.title}: Preview on site · ${project.name}`,
     context,
     project: { id: project.id, name: project.name, current: 'articles' },
     body: html`<p><a href="${articlePath(project, article)}">← ${article.title}</a></p>

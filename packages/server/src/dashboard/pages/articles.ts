@@ -87,7 +87,7 @@ export function articlesPage(
   const { pagination } = list;
   const empty = pagination.total === 0 && !search;
   return layout({
-    title: `${project.name}: Articles`,
+    title: listTitle(project, search, pagination.page),
     context,
     project: { id: project.id, name: project.name, current: 'articles' },
     body: html`<h1>Articles <span class="muted">· ${project.name}</span></h1>
@@ -118,6 +118,20 @@ export function articlesPage(
   ${pager(pagination, pageLink, { label: 'Pages', words: ['Previous', 'Next'] })}
 </section>`,
   });
+}
+
+// A long search is cut short in the title, which stays short; the page says it whole.
+const TITLE_SEARCH = 30;
+
+/** The list's title: which search and which page, so each reads apart in tabs and history. */
+function listTitle(project: Project, search: string, page: number): string {
+  const characters = [...search];
+  const shown = characters.length > TITLE_SEARCH ? `${characters.slice(0, TITLE_SEARCH).join('')}…` : search;
+  return [
+    `${project.name}: Articles`,
+    ...(search ? [`Search “${shown}”`] : []),
+    ...(page > 1 ? [`Page ${page}`] : []),
+  ].join(' · ');
 }
 
 // The smallest article the management API takes: one paragraph, published at once.

@@ -33,7 +33,7 @@ export interface DeliveryPageData {
 export function deliveryPage(context: PageContext, data: DeliveryPageData): string {
   const { project } = data;
   return layout({
-    title: `${project.name}: Delivery`,
+    title: `${project.name}: Delivery${data.log.pagination.page > 1 ? ` · Log page ${data.log.pagination.page}` : ''}`,
     context,
     project: { id: project.id, name: project.name, current: 'delivery' },
     body: html`<h1>Delivery <span class="muted">· ${project.name}</span></h1>

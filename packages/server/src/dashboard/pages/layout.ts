@@ -13,14 +13,21 @@ export interface ProjectNav {
   current: 'delivery' | 'articles' | 'settings';
 }
 
-/** The whole document: landmarks, skip link, navigation, sign-out, flash region. */
+/**
+ * The whole document: landmarks, skip link, navigation, sign-out, flash region. The title starts
+ * with "Error: " when a form was refused (by default, when the flash is a refusal), so the
+ * outcome is the first thing a screen reader says of the page.
+ */
 export function layout(options: {
   title: string;
   body: SafeHtml;
   context?: PageContext;
   project?: ProjectNav;
+  refused?: boolean;
 }): string {
-  const { title, body, context, project } = options;
+  const { body, context, project } = options;
+  const refused = options.refused ?? context?.flash?.kind === 'error';
+  const title = `${refused ? 'Error: ' : ''}${options.title}`;
   return `<!doctype html>\n${html`<html lang="en">
 <head>
 <meta charset="utf-8">

@@ -8,6 +8,7 @@ import { layout } from './layout.ts';
 export function signInPage({ error, next }: { error?: string; next?: string | undefined } = {}): string {
   return layout({
     title: 'Sign in',
+    refused: error !== undefined,
     body: html`<section class="card narrow" aria-labelledby="sign-in-title">
   <h1 id="sign-in-title">Sign in</h1>
   <p>Use the server's admin token (<code>FOLIO_ADMIN_TOKEN</code>, or the token printed at the first start).</p>

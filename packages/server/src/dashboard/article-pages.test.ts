@@ -136,7 +136,7 @@ for (const dialect of DIALECTS) {
       );
     });
 
-    test("an article's page names its project in the title; its code blocks are regions to scroll", async () => {
+    test("an article's page names its project in the title; its code blocks and tables are regions to scroll", async () => {
       const project = await t.createProject();
       const article = newArticle({ slug: 'two-codes' });
       await t.putArticle(project.id, 'c1', {
@@ -144,6 +144,7 @@ for (const dialect of DIALECTS) {
         blocks: [
           { type: 'code', id: 'first', language: 'ts', code: 'const tide = "low";' },
           { type: 'code', language: 'a b', code: '<b>not markup</b>' },
+          { type: 'table', headers: ['Tide', 'Height'], rows: [['low', '0.4 m']] },
         ],
       });
       const page = (await browser.get(`/dashboard/projects/${project.id}/articles/c1`)).body;
@@ -155,6 +156,10 @@ for (const dialect of DIALECTS) {
       ]);
       assert.match(page, /<code class="language-ts">const tide = &quot;low&quot;;<\/code>/);
       assert.match(page, /<code>&lt;b&gt;not markup&lt;\/b&gt;<\/code>/);
+      assert.match(
+        page,
+        /<div class="table-scroll" tabindex="0" role="region" aria-label="Table 1"><table><thead>/,
+      );
     });
 
     test('a draft shows what publishing would serve; View on site keeps the served address', async () => {

@@ -1,4 +1,11 @@
-import { type BlockComponents, html, raw, renderBlocks, type SafeHtml } from '@folio/client';
+import {
+  type BlockComponents,
+  defaultComponents,
+  html,
+  raw,
+  renderBlocks,
+  type SafeHtml,
+} from '@folio/client';
 import type { AdminArticle, Draft, PreviewLink, Project } from '@folio/schema';
 import { stableStringify } from '../../services/stable-json.ts';
 import type { ServedView } from '../served-view.ts';
@@ -23,10 +30,18 @@ import {
 
 // The dashboard makes no requests to other origins, so the preview names media instead of
 // loading them: an image from the site's CDN or a YouTube player would each be one. A code
-// block scrolls sideways, so a keyboard must be able to reach it: each is a named region.
+// block or a table may scroll sideways, so a keyboard must be able to reach it: each is a
+// named region.
 function previewComponents(): BlockComponents {
   let codeBlocks = 0;
+  let tables = 0;
   return {
+    table: (block, ctx) => {
+      const table = defaultComponents.table(block, ctx);
+      if (String(table) === '') return '';
+      tables += 1;
+      return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Table ${tables}">${table}</div>`;
+    },
     code: (block, { html }) => {
       codeBlocks += 1;
       const language = block.language && CODE_LANGUAGE.test(block.language) ? block.language : '';

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { ArticleListItem, Change } from '@folio/schema';
 import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
 import { createMetrics } from '../../http/metrics.ts';
 import { cursorBucketMs, pruneChangeHistory } from '../../services/changes.ts';
 import { DIALECTS } from '../../test/databases.ts';
@@ -43,6 +44,14 @@ async function sync(feed: Feed, replica: Replica, cursor?: string, limit = 100):
     if (!page.hasMore) return cursor;
   }
 }
+
+/** Reads the feed from `since` on another server process, as a replica would. */
+const askOn = (app: FastifyInstance, feed: Feed) => (since: string) =>
+  app.inject({
+    method: 'GET',
+    url: changesUrl(feed.projectId, `?since=${since}`),
+    headers: { authorization: `Bearer ${feed.key}` },
+  });
 
 /** The published set as the list endpoint serves it, by id. */
 async function publishedSet(feed: Feed): Promise<Replica> {
@@ -307,12 +316,7 @@ for (const dialect of DIALECTS) {
         .execute();
       const restarted = await buildSecondApp(t);
       try {
-        const ask = (since: string) =>
-          restarted.inject({
-            method: 'GET',
-            url: changesUrl(feed.projectId, `?since=${since}`),
-            headers: { authorization: `Bearer ${feed.key}` },
-          });
+        const ask = askOn(restarted, feed);
         const response = await ask(cursor);
         assert.equal(response.statusCode, 410, response.body);
         assert.equal(response.json().error.code, 'cursor_expired');
@@ -355,12 +359,7 @@ for (const dialect of DIALECTS) {
         .execute();
       const restarted = await buildSecondApp(t);
       try {
-        const ask = (since: string) =>
-          restarted.inject({
-            method: 'GET',
-            url: changesUrl(feed.projectId, `?since=${since}`),
-            headers: { authorization: `Bearer ${feed.key}` },
-          });
+        const ask = askOn(restarted, feed);
         const response = await ask(cursor);
         assert.equal(response.statusCode, 410, response.body);
         assert.equal(response.json().error.code, 'cursor_expired');

@@ -6,6 +6,7 @@ import {
   publishArticle,
   unpublishArticle,
 } from '../services/articles.ts';
+import { wholeText } from '../services/json-runs.ts';
 import { scheduleCommand } from './article-schedule.ts';
 import { articleState, draftLines, scheduleText } from './article-state.ts';
 import { type CommandSpec, EXIT_OK, openProject, PROJECT_OPTION, table, wholeNumber } from './context.ts';
@@ -35,11 +36,12 @@ ${PROJECT_OPTION.help}
     const limit = wholeNumber('--limit', values.limit, 20);
     const { deps, projectId } = await openProject(context, values);
     const search = values.search as string | undefined;
-    const result = await listArticles(deps, projectId, {
+    const { data, pagination } = await listArticles(deps, projectId, {
       page,
       limit,
       ...(search !== undefined ? { titleSearch: search } : {}),
     });
+    const result = { data: JSON.parse(await wholeText(data)) as AdminArticle[], pagination };
     context.print(result, () => {
       const { page: at, totalPages, total } = result.pagination;
       if (total === 0) {

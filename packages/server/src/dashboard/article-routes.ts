@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import {
   deleteArticle,
   getArticle,
-  listArticles,
+  listArticleSummaries,
   publishArticle,
   unpublishArticle,
 } from '../services/articles.ts';
@@ -42,11 +42,12 @@ export function articleRoutes({ deps, baseUrl }: ArticleRoutesOptions): FastifyP
         const search = String(request.query.q ?? '').slice(0, SEARCH_MAX);
         const page = pageNumber(request.query.page);
         const query = { limit: PAGE_SIZE, titleSearch: search };
-        let list = await listArticles(deps, project.id, { ...query, page });
+        let list = await listArticleSummaries(deps, project.id, { ...query, page });
         // A page past the end (its last article deleted, a stale link) shows the last page, in
         // place rather than by redirect, so the action's message is not consumed on the way.
         const last = list.pagination.totalPages;
-        if (page > last && last > 0) list = await listArticles(deps, project.id, { ...query, page: last });
+        if (page > last && last > 0)
+          list = await listArticleSummaries(deps, project.id, { ...query, page: last });
         const context = { csrfToken: session.csrfToken, flash };
         return sendHtml(reply, articlesPage(context, { project, baseUrl, list, search }));
       },

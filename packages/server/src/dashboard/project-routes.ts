@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../errors.ts';
 import { HOUR_MS, type LastHour } from '../http/metrics-history.ts';
-import { listArticles } from '../services/articles.ts';
+import { listArticleSummaries } from '../services/articles.ts';
 import { createContentKey, listContentKeys, revokeContentKey } from '../services/content-keys.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { createProject, getProject, listProjects, updateProject } from '../services/projects.ts';
@@ -110,7 +110,7 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
     app.get<{ Params: ProjectParams }>('/projects/:projectId/settings', async (request, reply) => {
       const { session, flash } = sessionOf(request);
       const project = await getProject(deps, request.params.projectId);
-      const latest = await listArticles(deps, project.id, { page: 1, limit: 1 });
+      const latest = await listArticleSummaries(deps, project.id, { page: 1, limit: 1 });
       return sendHtml(
         reply,
         settingsPage(

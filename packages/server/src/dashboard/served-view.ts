@@ -42,7 +42,7 @@ export async function readServedView(
 }
 
 /** The answer's `data`; null when the article is not found there (changed meanwhile). */
-async function readData<T>(read: () => Promise<DataJson>): Promise<T | null> {
+async function readData<T>(read: () => Promise<DataJson<string>>): Promise<T | null> {
   try {
     return JSON.parse((await read()).data) as T;
   } catch (error) {

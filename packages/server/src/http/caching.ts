@@ -30,6 +30,9 @@ export function installConditionalGets(app: FastifyInstance): void {
 /** Delivery answers are per key: a shared cache must not reuse them, but may revalidate. */
 export const DELIVERY_CACHE_CONTROL = 'private, no-cache';
 
+/** What a preview answer is sent with: for one reader, kept by no cache (contract, Part 2). */
+export const PRIVATE_NO_STORE = 'private, no-store';
+
 function cacheControlFor(url: string): string {
   if (url.startsWith('/api/')) return DELIVERY_CACHE_CONTROL;
   if (url.startsWith('/public/')) return 'public, max-age=300';

@@ -1,5 +1,6 @@
 import type { Pagination } from '@folio/schema';
 import type { AppError } from '../errors.ts';
+import type { JsonText } from '../services/json-runs.ts';
 
 /**
  * The contract's envelope: `{ success: true, data, pagination? }` or
@@ -17,6 +18,20 @@ export const SUCCESS_CLOSE = '}';
 export function successJson(data: string, pagination?: Pagination): string {
   if (pagination === undefined) return `${SUCCESS_OPEN}${data}${SUCCESS_CLOSE}`;
   return `${SUCCESS_OPEN}${data},"pagination":${JSON.stringify(pagination)}${SUCCESS_CLOSE}`;
+}
+
+/** `successJson` around data that may come in chunks (a list, `json-runs.ts`): chunks too. */
+export function successText(data: JsonText, pagination?: Pagination): JsonText {
+  if (typeof data === 'string') return successJson(data, pagination);
+  return successChunks(data, pagination);
+}
+
+async function* successChunks(data: AsyncIterable<string>, pagination?: Pagination): AsyncGenerator<string> {
+  yield SUCCESS_OPEN;
+  yield* data;
+  yield pagination === undefined
+    ? SUCCESS_CLOSE
+    : `,"pagination":${JSON.stringify(pagination)}${SUCCESS_CLOSE}`;
 }
 
 /** An error body, as an object for Fastify's serializer or `JSON.stringify`. */

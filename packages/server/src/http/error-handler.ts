@@ -6,8 +6,8 @@ import { AppError, databaseCannotStore, databaseUnavailable } from '../errors.ts
 import { missingAdminToken } from '../services/admin-auth.ts';
 import { missingContentKey } from '../services/content-keys.ts';
 import { readBearerToken } from './bearer.ts';
+import { PRIVATE_NO_STORE } from './caching.ts';
 import { errorBody } from './envelope.ts';
-import { PRIVATE_NO_STORE } from './send-json.ts';
 import { describeValidationErrors, MAX_DETAILS, summarizeDetails } from './validation.ts';
 
 /**

@@ -1,7 +1,44 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { JsonText } from '../services/json-runs.ts';
+import { PRIVATE_NO_STORE } from './caching.ts';
 import { negotiateEncoding } from './compression.ts';
 import { heldTag, strongTag } from './etag.ts';
 import type { ResponseCache } from './response-cache.ts';
+import { CHUNK_AT_A_TIME, sendPrivateJsonStream, streamJson } from './send-stream.ts';
+
+/**
+ * An answer made in chunks (a list, `services/json-runs.ts`) that ends within this many bytes is
+ * sent whole, as any other, with a tag of its bytes; a larger one is streamed as it is made, so
+ * what one request holds stays bounded whatever the articles weigh.
+ */
+export const WHOLE_ANSWER_BYTES = 1024 * 1024;
+// A streamed answer is kept for the next request up to this size: requests for many large pages
+// at once each collect their bytes while streaming, and those bytes are heap.
+const KEEP_STREAMED_UP_TO = 8 * 1024 * 1024;
+
+/** `text` whole when it ends within `WHOLE_ANSWER_BYTES`; else all of it as a stream. */
+export async function wholeOrStream(
+  text: JsonText,
+): Promise<{ whole: string } | { stream: AsyncIterable<string> }> {
+  if (typeof text === 'string') return { whole: text };
+  const iterator = text[Symbol.asyncIterator]();
+  const read: string[] = [];
+  let bytes = 0;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) return { whole: read.join('') };
+    read.push(next.value);
+    bytes += Buffer.byteLength(next.value, 'utf8');
+    if (bytes > WHOLE_ANSWER_BYTES) break;
+  }
+  async function* rest(): AsyncGenerator<string> {
+    yield* read.splice(0);
+    // Not `yield*` on the iterator: a stream closed early must end the generator it came from.
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { stream: rest() };
+}
 
 /**
  * Sends a JSON body from the response cache, building it on a miss. The body's bytes are made
@@ -13,7 +50,7 @@ export async function sendJson(
   reply: FastifyReply,
   cache: ResponseCache,
   key: string | undefined,
-  build: () => Promise<string>,
+  build: () => Promise<JsonText>,
   /** Told whether the answer was found ready (a delivery answer's cache hit) or built. */
   looked?: (hit: boolean) => void,
   /** For an answer that holds a time: now, and until when an answer built now stays the same. */
@@ -21,6 +58,23 @@ export async function sendJson(
 ): Promise<FastifyReply> {
   const type = 'application/json; charset=utf-8';
   return sendCached(request, reply, cache, { key, type, ...(timed ? { timed } : {}) }, build, looked);
+}
+
+/**
+ * Streams a large JSON body that is a function of `key` (`streamJson`), unless the response
+ * cache holds it from an earlier request.
+ */
+export async function sendJsonStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cache: ResponseCache,
+  key: string,
+  chunks: () => AsyncIterable<string>,
+  looked?: (hit: boolean) => void,
+): Promise<FastifyReply> {
+  if (cache.get(key)) return sendJson(request, reply, cache, key, async () => '', looked);
+  looked?.(false);
+  return streamJson(request, reply, cache, { key }, chunks());
 }
 
 /** When an answer is asked for, and until when one built then may be served again. */
@@ -35,7 +89,7 @@ export async function sendCached(
   reply: FastifyReply,
   cache: ResponseCache,
   what: { key: string | undefined; type: string; timed?: Timed },
-  build: () => Promise<string>,
+  build: () => Promise<JsonText>,
   looked?: (hit: boolean) => void,
 ): Promise<FastifyReply> {
   const { key, timed } = what;
@@ -43,7 +97,15 @@ export async function sendCached(
   // Past its time a kept answer is no longer the answer: built anew, it replaces it.
   const found = held?.expiresAt !== undefined && (timed?.now ?? 0) >= held.expiresAt ? undefined : held;
   looked?.(found !== undefined);
-  const entry = found ?? cache.put(key, await build(), undefined, timed?.expiresAt);
+  let entry = found;
+  if (!entry) {
+    const built = await wholeOrStream(await build());
+    if ('stream' in built) {
+      const keeping = { key, expiresAt: timed?.expiresAt, keepUpTo: KEEP_STREAMED_UP_TO };
+      return streamJson(request, reply, cache, keeping, built.stream);
+    }
+    entry = cache.put(key, built.whole, undefined, timed?.expiresAt);
+  }
   reply.header('content-type', what.type);
   reply.header('vary', 'accept-encoding');
   const matched = heldTag(entry.tags, request.headers['if-none-match']);
@@ -60,9 +122,6 @@ export async function sendCached(
   return reply.send(bytes);
 }
 
-/** What a preview answer is sent with: for one reader, kept by no cache (contract, Part 2). */
-export const PRIVATE_NO_STORE = 'private, no-store';
-
 /**
  * Sends a JSON body that is for one reader and built for this request: a preview answer. It
  * never enters the response cache, and its tag is not the one the same bytes would have for a
@@ -73,4 +132,29 @@ export function sendPrivateJson(reply: FastifyReply, body: string): FastifyReply
   reply.header('cache-control', PRIVATE_NO_STORE);
   reply.header('etag', strongTag(`preview\n${body}`));
   return reply.send(body);
+}
+
+/**
+ * `sendPrivateJson` for a body that may come in chunks: streamed when large, with a tag derived
+ * from `key` (which holds the content version) as `sendPrivateJsonStream` gives.
+ */
+export async function sendPrivateJsonText(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: string,
+  text: JsonText,
+): Promise<FastifyReply> {
+  const built = await wholeOrStream(text);
+  if ('whole' in built) return sendPrivateJson(reply, built.whole);
+  return sendPrivateJsonStream(request, reply, key, () => built.stream);
+}
+
+/**
+ * A JSON answer of the management API that may come in chunks: whole when small (the
+ * conditional-GET hook tags it), else streamed, untagged, as it is made.
+ */
+export async function sendJsonText(reply: FastifyReply, text: JsonText): Promise<FastifyReply> {
+  const built = await wholeOrStream(text);
+  reply.header('content-type', 'application/json; charset=utf-8');
+  return reply.send('whole' in built ? built.whole : Readable.from(built.stream, CHUNK_AT_A_TIME));
 }

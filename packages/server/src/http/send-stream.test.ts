@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Fastify from 'fastify';
 import { createResponseCache } from './response-cache.ts';
-import { sendJsonStream } from './send-stream.ts';
+import { sendJsonStream } from './send-json.ts';
 
 test('concurrent misses of one streamed answer: each reader gets it whole, one copy is collected', async () => {
   const cache = createResponseCache(1024 * 1024);

@@ -1,9 +1,16 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PRIVATE_NO_STORE } from './caching.ts';
 import { compressing, negotiateEncoding } from './compression.ts';
 import { encodedTags, matchesIfNoneMatch, strongTag } from './etag.ts';
 import type { ResponseCache } from './response-cache.ts';
-import { PRIVATE_NO_STORE, sendJson } from './send-json.ts';
+
+/**
+ * A stream reads its next chunk only once the last went to the socket: a chunk may be a run of
+ * large articles (`services/json-runs.ts`), and by default a stream reads sixteen ahead of a
+ * slow reader.
+ */
+export const CHUNK_AT_A_TIME = { highWaterMark: 1 };
 
 /** Bodies up to this size are kept in the response cache after they were streamed once. */
 const MAX_CACHED_STREAM_BYTES = 32 * 1024 * 1024;
@@ -13,27 +20,36 @@ const MAX_CACHED_STREAM_BYTES = 32 * 1024 * 1024;
 // a copy of it; the first one collects, the others only send.
 const collecting = new Set<string>();
 
+/** Where a streamed answer is kept for the next request, and until when. */
+export interface StreamKeeping {
+  /** Undefined: an answer not to be kept. */
+  key: string | undefined;
+  expiresAt?: number | undefined;
+  /** The largest body kept (`MAX_CACHED_STREAM_BYTES` unless smaller). */
+  keepUpTo?: number;
+}
+
 /**
- * Streams a large JSON body that is a function of `key` (which holds the content version), so
+ * Streams a large JSON body that is a function of its key (which holds the content version), so
  * memory stays bounded. Its strong tag is derived from the key, since it must be sent before the
  * body exists; the bytes are collected on the way and cached for the next request.
  */
-export async function sendJsonStream(
+export function streamJson(
   request: FastifyRequest,
   reply: FastifyReply,
   cache: ResponseCache,
-  key: string,
-  chunks: () => AsyncIterable<string>,
-  looked?: (hit: boolean) => void,
-): Promise<FastifyReply> {
-  const tags = encodedTags(strongTag(key));
+  keeping: StreamKeeping,
+  chunks: AsyncIterable<string>,
+): FastifyReply {
+  const { key } = keeping;
+  const tags = encodedTags(strongTag(key ?? ''));
   const etag = tags.identity;
-  if (cache.get(key)) return sendJson(request, reply, cache, key, async () => '', looked);
-  looked?.(false);
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('vary', 'accept-encoding');
-  reply.header('etag', etag);
-  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.send('');
+  if (key !== undefined) {
+    reply.header('etag', etag);
+    if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.send('');
+  }
 
   const collected: string[] = [];
   let size = 0;
@@ -42,11 +58,13 @@ export async function sendJsonStream(
   async function* collect(): AsyncGenerator<string> {
     // Bytes are kept for the cache only while it could still take them, by one stream at a
     // time; marked here, where `finally` is sure to run once the body is read at all.
-    const collector = !collecting.has(key);
+    const collector = key !== undefined && !collecting.has(key);
     if (collector) collecting.add(key);
-    const keepUpTo = collector ? Math.min(MAX_CACHED_STREAM_BYTES, cache.maxBytes) : -1;
+    const keepUpTo = collector
+      ? Math.min(keeping.keepUpTo ?? MAX_CACHED_STREAM_BYTES, MAX_CACHED_STREAM_BYTES, cache.maxBytes)
+      : -1;
     try {
-      for await (const chunk of chunks()) {
+      for await (const chunk of chunks) {
         // Once past what the cache takes, the rest is not even measured.
         if (size <= keepUpTo) {
           size += Buffer.byteLength(chunk, 'utf8');
@@ -55,16 +73,16 @@ export async function sendJsonStream(
         }
         yield chunk;
       }
-      if (size <= keepUpTo) cache.put(key, collected.join(''), etag);
+      if (size <= keepUpTo) cache.put(key, collected.join(''), etag, keeping.expiresAt);
     } finally {
       if (collector) collecting.delete(key);
     }
   }
-  const body = Readable.from(collect());
+  const body = Readable.from(collect(), CHUNK_AT_A_TIME);
   const encoding = negotiateEncoding(request.headers['accept-encoding']);
   if (encoding === 'identity') return reply.send(body);
   reply.header('content-encoding', encoding);
-  reply.header('etag', tags[encoding]);
+  if (key !== undefined) reply.header('etag', tags[encoding]);
   return reply.send(body.pipe(compressing(encoding)));
 }
 
@@ -84,5 +102,5 @@ export function sendPrivateJsonStream(
   reply.header('cache-control', PRIVATE_NO_STORE);
   reply.header('etag', etag);
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.send('');
-  return reply.send(Readable.from(chunks()));
+  return reply.send(Readable.from(chunks(), CHUNK_AT_A_TIME));
 }

@@ -77,31 +77,30 @@ export function sitemapEntryWriter(
 
 /** An article as the management API shows it: what was ingested, and its state. */
 export function toAdminArticle(row: ArticleRow): AdminArticle {
+  return JSON.parse(adminArticleJson(row)) as AdminArticle;
+}
+
+/**
+ * `toAdminArticle`'s JSON text, written around the stored JSON of the blocks, seo and related
+ * (ingest validated them) rather than parsed and serialized again: a list of large articles is
+ * written without holding their blocks as objects.
+ */
+export function adminArticleJson(row: ArticleRow): string {
   const draft = draftOf(row);
-  return {
-    id: row.id,
-    slug: row.slug,
-    title: row.title,
-    blocks: JSON.parse(row.blocks) as Block[],
-    seo: JSON.parse(row.seo) as SeoInput,
-    related: JSON.parse(row.related) as string[],
-    published: row.published === 1,
-    publishedAt: row.published_at === null ? null : isoTime(row.published_at),
-    updatedAt: isoTime(row.updated_at),
-    createdAt: isoTime(row.created_at),
-    draft: draft
-      ? {
-          slug: draft.slug,
-          title: draft.title,
-          blocks: JSON.parse(draft.blocks) as Block[],
-          seo: JSON.parse(draft.seo) as SeoInput,
-          related: JSON.parse(draft.related) as string[],
-          updatedAt: isoTime(draft.updatedAt),
-        }
-      : null,
-    publishAt: row.publish_at === null ? null : isoTime(row.publish_at),
-    unpublishAt: row.unpublish_at === null ? null : isoTime(row.unpublish_at),
-  };
+  const draftJson = draft
+    ? `{"slug":${JSON.stringify(draft.slug)},"title":${JSON.stringify(draft.title)},"blocks":${draft.blocks},"seo":${draft.seo},"related":${draft.related},"updatedAt":${timeJson(draft.updatedAt)}}`
+    : 'null';
+  return (
+    `{"id":${JSON.stringify(row.id)},"slug":${JSON.stringify(row.slug)},"title":${JSON.stringify(row.title)},` +
+    `"blocks":${row.blocks},"seo":${row.seo},"related":${row.related},"published":${row.published === 1},` +
+    `"publishedAt":${timeJson(row.published_at)},"updatedAt":${timeJson(row.updated_at)},` +
+    `"createdAt":${timeJson(row.created_at)},"draft":${draftJson},` +
+    `"publishAt":${timeJson(row.publish_at)},"unpublishAt":${timeJson(row.unpublish_at)}}`
+  );
+}
+
+function timeJson(at: number | null): string {
+  return at === null ? 'null' : `"${isoTime(at)}"`;
 }
 
 /**

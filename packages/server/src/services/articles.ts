@@ -5,7 +5,7 @@ import { notFound } from '../errors.ts';
 import * as articles from '../store/articles.ts';
 import { deletePreviewTokens } from '../store/preview-tokens.ts';
 import { findProject } from '../store/projects.ts';
-import { toAdminArticle } from './article-view.ts';
+import { adminArticleJson, toAdminArticle } from './article-view.ts';
 import {
   applyChange,
   applyDue,
@@ -21,6 +21,8 @@ import {
 import { recordDeletion } from './change-log.ts';
 import { type ServiceDeps, transact } from './deps.ts';
 import { recordEvent } from './events.ts';
+import { isoTime } from './iso-time.ts';
+import { inRuns, type JsonText, jsonArray } from './json-runs.ts';
 import { type PageQuery, paginate } from './pagination.ts';
 import { requireProject } from './projects.ts';
 
@@ -126,21 +128,69 @@ export async function getArticle(deps: ServiceDeps, projectId: string, id: strin
   return toAdminArticle(await requireArticleIn(deps.db, projectId, id));
 }
 
-/** All articles of a project, most recently updated first; `titleSearch` filters by title. */
+/** What a page of articles is asked for with: its place, and a title to search for. */
+export type ArticlesQuery = PageQuery & { titleSearch?: string };
+
+/**
+ * All articles of a project, most recently updated first; `titleSearch` filters by title. The
+ * page's articles are read and written a run at a time (`json-runs.ts`).
+ */
 export async function listArticles(
   deps: ServiceDeps,
   projectId: string,
-  query: PageQuery & { titleSearch?: string },
-): Promise<{ data: AdminArticle[]; pagination: Pagination }> {
+  query: ArticlesQuery,
+): Promise<{ data: JsonText; pagination: Pagination }> {
+  const { ids, pagination } = await pageOfIds(deps, projectId, query);
+  return { data: jsonArray(adminInRuns(deps, projectId, ids)), pagination };
+}
+
+async function* adminInRuns(deps: ServiceDeps, projectId: string, ids: articles.SizedId[]) {
+  for (const run of inRuns(ids)) {
+    yield (await articles.rowsOfIds(deps.db, projectId, run)).map(adminArticleJson);
+  }
+}
+
+/** What a list of articles shows of each: where it stands, without its content. */
+export type ArticleSummary = Pick<
+  AdminArticle,
+  'id' | 'slug' | 'title' | 'published' | 'publishedAt' | 'updatedAt' | 'publishAt' | 'unpublishAt'
+> & { hasDraft: boolean };
+
+/** `listArticles` for the dashboard's list: summaries, so a page of large articles stays small. */
+export async function listArticleSummaries(
+  deps: ServiceDeps,
+  projectId: string,
+  query: ArticlesQuery,
+): Promise<{ data: ArticleSummary[]; pagination: Pagination }> {
+  const { ids, pagination } = await pageOfIds(deps, projectId, query);
+  const rows = await articles.summariesOfIds(deps.db, projectId, ids);
+  const time = (at: number | null) => (at === null ? null : isoTime(at));
+  const data = rows.map((row) => ({
+    id: row.id,
+    slug: row.slug,
+    title: row.title,
+    published: Number(row.published) === 1,
+    publishedAt: time(row.published_at),
+    updatedAt: isoTime(row.updated_at),
+    publishAt: time(row.publish_at),
+    unpublishAt: time(row.unpublish_at),
+    hasDraft: Number(row.has_draft) === 1,
+  }));
+  return { data, pagination };
+}
+
+async function pageOfIds(
+  deps: ServiceDeps,
+  projectId: string,
+  query: ArticlesQuery,
+): Promise<{ ids: articles.SizedId[]; pagination: Pagination }> {
   await requireProject(deps, projectId);
   const search = query.titleSearch?.trim() || undefined;
   const total = await articles.countAllArticles(deps.db, projectId, search);
   const { pagination, offset } = paginate(query, total);
-  const rows =
-    offset < total
-      ? await articles.listAllArticles(deps.db, projectId, { limit: pagination.limit, offset }, search)
-      : [];
-  return { data: rows.map(toAdminArticle), pagination };
+  const page = { limit: pagination.limit, offset };
+  const ids = offset < total ? await articles.listAllArticleIds(deps.db, projectId, page, search) : [];
+  return { ids, pagination };
 }
 
 async function requireProjectIn(db: Kysely<Database>, projectId: string): Promise<void> {

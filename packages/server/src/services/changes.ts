@@ -10,9 +10,10 @@ import {
   pruneTombstones,
 } from '../store/changes.ts';
 import { findProject } from '../store/projects.ts';
-import { servedJsonOf, toPreviewArticle } from './article-view.ts';
-import type { DataJson } from './delivery.ts';
+import { toPreviewArticle } from './article-view.ts';
+import { type DataJson, servedOfRun } from './delivery.ts';
 import type { ServiceDeps } from './deps.ts';
+import { inRuns, jsonArray } from './json-runs.ts';
 import { inBatches } from './retention.ts';
 
 /**
@@ -141,10 +142,13 @@ type FeedDeps = ServiceDeps & {
 };
 
 /** How one perspective's feed reads its changes and writes them as JSON. */
-interface FeedSource<R extends { seq: number }> {
+interface FeedSource<R extends { seq: number; bytes: number | null }> {
   perspective: CursorPerspective;
   list(page: { after: number; skipDeletesUpTo: number; limit: number }): Promise<R[]>;
-  /** Each row's change as JSON; undefined for one deleted since the page was read. */
+  /**
+   * Each row's change as JSON; undefined for one deleted since the page was read. Called a run
+   * of rows at a time (`json-runs.ts`).
+   */
   render(rows: R[]): Promise<(string | undefined)[]>;
 }
 
@@ -157,7 +161,7 @@ export async function listChanges(
   return feedPage(deps, project, query, {
     perspective: 'c',
     list: (page) => listChangesAfter(deps.db, project.id, page),
-    render: (rows) => Promise.all(rows.map((row) => changeJson(deps, project, row))),
+    render: (rows) => changesJson(deps, project, rows),
   });
 }
 
@@ -187,7 +191,7 @@ export async function listPreviewChanges(
   });
 }
 
-async function feedPage<R extends { seq: number }>(
+async function feedPage<R extends { seq: number; bytes: number | null }>(
   deps: FeedDeps,
   project: ProjectRow,
   query: ChangesQuery,
@@ -236,9 +240,21 @@ async function feedPage<R extends { seq: number }>(
   const next: Cursor = hasMore
     ? { ...from, seq: last, history }
     : { seq: Math.max(last, from.skipDeletesUpTo), skipDeletesUpTo: 0, issuedAt: current, bucketMs, history };
-  const changes = (await source.render(page)).filter((json) => json !== undefined);
   const cursor = encodeCursor(next, source.perspective, project.id);
-  return { data: `{"changes":[${changes.join(',')}],"cursor":"${cursor}","hasMore":${hasMore}}` };
+  return { data: feedJson(source, page, `,"cursor":"${cursor}","hasMore":${hasMore}}`) };
+}
+
+async function* feedJson<R extends { seq: number; bytes: number | null }>(
+  source: FeedSource<R>,
+  page: R[],
+  rest: string,
+): AsyncGenerator<string> {
+  async function* runs() {
+    for (const run of inRuns(page)) yield await source.render(run);
+  }
+  yield '{"changes":';
+  yield* jsonArray(runs());
+  yield rest;
 }
 
 /**
@@ -280,21 +296,21 @@ function deleteJson(id: string, slug: string): string {
   return `{"type":"delete","id":${JSON.stringify(id)},"slug":${JSON.stringify(slug)}}`;
 }
 
-async function changeJson(
+/** The changes of a run of the content feed: a delete, or an upsert of the served article. */
+async function changesJson(
   deps: ServiceDeps,
   project: ProjectRow,
-  row: ChangeRow,
-): Promise<string | undefined> {
-  if (row.published !== 1) return deleteJson(row.id, row.slug ?? '');
-  // Rows stored before the served column have none until their next write.
-  let served = row.served;
-  if (served === null) {
-    const article = await articles.findArticle(deps.db, project.id, row.id);
+  rows: ChangeRow[],
+): Promise<(string | undefined)[]> {
+  const upserts = rows.filter((row) => row.published === 1);
+  const served = await servedOfRun(deps, project, upserts);
+  const byId = new Map(upserts.map((row, i) => [row.id, served[i]]));
+  return rows.map((row) => {
+    if (row.published !== 1) return deleteJson(row.id, row.slug ?? '');
     // Deleted since the page was read: its tombstone comes on a later page.
-    if (!article) return undefined;
-    served = servedJsonOf(article, project);
-  }
-  return `{"type":"upsert","article":${served}}`;
+    const article = byId.get(row.id);
+    return article && `{"type":"upsert","article":${article}}`;
+  });
 }
 
 // Tombstones deleted per statement while pruning.

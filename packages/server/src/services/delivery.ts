@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import * as articles from '../store/articles.ts';
 import { servedJsonOf, sitemapEntryWriter, toRelatedLink } from './article-view.ts';
 import type { ServiceDeps } from './deps.ts';
+import { inRuns, type JsonText, jsonArray } from './json-runs.ts';
 import type { ListingIndex } from './listing-index.ts';
 import { type PageQuery, paginate } from './pagination.ts';
 import { normalizeSlug } from './slugs.ts';
@@ -17,9 +18,9 @@ const DEFAULT_RELATED_COUNT = 3;
  * the contract's envelope around it.
  */
 
-/** An answer's `data` as JSON text, and the `pagination` of a list. */
-export interface DataJson {
-  data: string;
+/** An answer's `data` as JSON text (a list's in chunks, `json-runs.ts`), and the `pagination` of a list. */
+export interface DataJson<Text extends JsonText = JsonText> {
+  data: Text;
   pagination?: Pagination;
 }
 export interface DeliveryDeps extends ServiceDeps {
@@ -39,8 +40,37 @@ export async function listPublishedArticles(
   const total = await deps.listing.total(deps.db, project);
   const { pagination, offset } = paginate(query, total);
   const rows = offset < total ? await deps.listing.page(deps.db, project, offset, pagination.limit) : [];
-  const served = await Promise.all(rows.map((row) => row.served ?? computeServed(deps, project, row.id)));
-  return { data: `[${served.filter((json) => json !== undefined).join(',')}]`, pagination };
+  return { data: jsonArray(servedInRuns(deps, project, rows)), pagination };
+}
+
+/** The served JSON of `rows`, a run at a time (`json-runs.ts`). */
+async function* servedInRuns(
+  deps: ServiceDeps,
+  project: ProjectRow,
+  rows: articles.ServedRow[],
+): AsyncGenerator<(string | undefined)[]> {
+  for (const run of inRuns(rows)) yield await servedOfRun(deps, project, run);
+}
+
+/**
+ * The served JSON of each row of a run, in order: a long one, read without it, is read now; an
+ * article deleted since its row was read is undefined (that write moved the version on).
+ */
+export async function servedOfRun(
+  deps: ServiceDeps,
+  project: ProjectRow,
+  run: articles.ServedRow[],
+): Promise<(string | undefined)[]> {
+  const long = run.filter((row) => row.served === null && row.bytes !== null).map((row) => row.id);
+  const read = await articles.servedOfIds(deps.db, project.id, long);
+  return Promise.all(
+    run.map((row) => {
+      if (row.served !== null) return row.served;
+      const served = row.bytes === null ? null : read.get(row.id);
+      if (served === undefined) return undefined;
+      return served ?? computeServed(deps, project, row.id);
+    }),
+  );
 }
 
 /**
@@ -61,7 +91,7 @@ export async function getPublishedArticle(
   deps: ServiceDeps,
   project: ProjectRow,
   slug: string,
-): Promise<DataJson> {
+): Promise<DataJson<string>> {
   const row = await findPublishedBySlug(deps, project.id, slug);
   if (!row) {
     const shown = slug.length > 80 ? `${slug.slice(0, 80)}…` : slug;

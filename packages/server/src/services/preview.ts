@@ -4,6 +4,7 @@ import * as articles from '../store/articles.ts';
 import { draftOf, toPreviewArticle, toRelatedLink } from './article-view.ts';
 import { type DataJson, orderBySlugs } from './delivery.ts';
 import type { ServiceDeps } from './deps.ts';
+import { inRuns, jsonArray } from './json-runs.ts';
 import { type PageQuery, paginate } from './pagination.ts';
 import { normalizeSlug } from './slugs.ts';
 
@@ -25,12 +26,23 @@ export async function listPreviewArticles(
 ): Promise<DataJson> {
   const total = await articles.countAllArticles(deps.db, project.id);
   const { pagination, offset } = paginate(query, total);
-  const rows =
+  const ids =
     offset < total
       ? await articles.listPreviewPage(deps.db, project.id, { limit: pagination.limit, offset })
       : [];
-  const data = rows.map((row) => JSON.stringify(toPreviewArticle(row, project))).join(',');
-  return { data: `[${data}]`, pagination };
+  return { data: jsonArray(previewInRuns(deps, project, ids)), pagination };
+}
+
+/** The preview JSON of the articles `ids`, a run at a time (`json-runs.ts`). */
+async function* previewInRuns(
+  deps: ServiceDeps,
+  project: ProjectRow,
+  ids: articles.SizedId[],
+): AsyncGenerator<string[]> {
+  for (const run of inRuns(ids)) {
+    const rows = await articles.rowsOfIds(deps.db, project.id, run);
+    yield rows.map((row) => JSON.stringify(toPreviewArticle(row, project)));
+  }
 }
 
 /**
@@ -42,7 +54,7 @@ export async function getPreviewArticle(
   project: ProjectRow,
   slug: string,
   onlyId?: string,
-): Promise<DataJson> {
+): Promise<DataJson<string>> {
   const normalized = normalizeSlug(slug);
   const row =
     (await articles.findPreviewArticleBySlug(deps.db, project.id, normalized)) ??

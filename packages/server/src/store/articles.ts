@@ -192,19 +192,20 @@ function titleContains(eb: ExpressionBuilder<Database, 'articles'>, text: string
 
 /**
  * A page of all articles of a project, most recently updated first, for the management API and
- * the dashboard; `titleSearch` keeps those whose title contains it.
+ * the dashboard; `titleSearch` keeps those whose title contains it. Ids and sizes only: the
+ * articles themselves are read a few at a time (`rowsOfIds`), since a page of large ones does
+ * not fit in a server's memory at once.
  */
-export async function listAllArticles(
+export async function listAllArticleIds(
   db: Kysely<Database>,
   projectId: string,
   page: { limit: number; offset: number },
   titleSearch?: string,
-): Promise<ArticleRow[]> {
-  // The page's ids first, on the `articles_admin_order` index: an OFFSET over whole rows read
-  // every skipped article.
-  const ids = await db
+): Promise<SizedId[]> {
+  // On the `articles_admin_order` index: an OFFSET over whole rows read every skipped article.
+  return db
     .selectFrom('articles')
-    .select('id')
+    .select(['id', contentBytes().as('bytes')])
     .where('project_id', '=', projectId)
     .$if(titleSearch !== undefined, (qb) => qb.where((eb) => titleContains(eb, titleSearch!)))
     .orderBy('updated_at', 'desc')
@@ -212,7 +213,48 @@ export async function listAllArticles(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
-  return rowsOfIds(db, projectId, ids);
+}
+
+/** An article's id, and how many bytes its stored content takes: what reading it will cost. */
+export interface SizedId {
+  id: string;
+  bytes: number | null;
+}
+
+/**
+ * The stored bytes an article's management and preview answers are made from. `octet_length`
+ * reads a value's stored length, not the value: SQLite's record header, PostgreSQL's TOAST
+ * header.
+ */
+export function contentBytes() {
+  return sql<number | null>`octet_length(blocks) + octet_length(seo) + coalesce(octet_length(draft), 0)`;
+}
+
+/** What the dashboard's list shows of an article: no content, so a page of large ones stays small. */
+export type ArticleSummaryRow = Pick<
+  ArticleRow,
+  'id' | 'slug' | 'title' | 'published' | 'published_at' | 'updated_at' | 'publish_at' | 'unpublish_at'
+> & { has_draft: number };
+
+/** The summaries of the articles `ids`, in that order; an article deleted in between is left out. */
+export async function summariesOfIds(
+  db: Kysely<Database>,
+  projectId: string,
+  ids: ReadonlyArray<{ id: string }>,
+): Promise<ArticleSummaryRow[]> {
+  if (ids.length === 0) return [];
+  const found = await db
+    .selectFrom('articles')
+    .select(['id', 'slug', 'title', 'published', 'published_at', 'updated_at', 'publish_at', 'unpublish_at'])
+    .select(sql<number>`case when draft is null then 0 else 1 end`.as('has_draft'))
+    .where('project_id', '=', projectId)
+    .where(
+      'id',
+      'in',
+      ids.map((row) => row.id),
+    )
+    .execute();
+  return inOrderOf(ids, found);
 }
 
 /**
@@ -220,7 +262,7 @@ export async function listAllArticles(
  * primary key: the same ORDER BY around `id in (…)` had SQLite walk the whole project's index
  * to spare itself sorting 20 rows. An article deleted in between is left out.
  */
-async function rowsOfIds(
+export async function rowsOfIds(
   db: Kysely<Database>,
   projectId: string,
   ids: ReadonlyArray<{ id: string }>,
@@ -230,6 +272,10 @@ async function rowsOfIds(
     projectId,
     ids.map((row) => row.id),
   );
+  return inOrderOf(ids, found);
+}
+
+function inOrderOf<R extends { id: string }>(ids: ReadonlyArray<{ id: string }>, found: R[]): R[] {
   const rows = new Map(found.map((row) => [row.id, row]));
   return ids.flatMap(({ id }) => rows.get(id) ?? []);
 }
@@ -278,13 +324,51 @@ export interface ListCursor {
   id: string;
 }
 
-/** What a list page needs of an article: its served JSON (null until its next write, for rows older than the column). */
-export type ServedRow = Pick<ArticleRow, 'id' | 'served'>;
+/**
+ * What a list page needs of an article: its served JSON, read with the row when it is at most
+ * `INLINE_SERVED_BYTES` long; `bytes` is its length. A longer one (`served` null, `bytes` set)
+ * is read on its own (`servedOfIds`), a few at a time: a page of a hundred articles near the
+ * body limit is a hundred megabytes. Both are null for a row older than the column, until its
+ * next write.
+ */
+export interface ServedRow {
+  id: string;
+  served: string | null;
+  bytes: number | null;
+}
+
+/** Served JSON up to this length is read with its row. */
+export const INLINE_SERVED_BYTES = 32 * 1024;
+
+/** The served JSON when it is short enough to read with its row, and its length. */
+export function servedIfShort() {
+  const limit = sql.lit(INLINE_SERVED_BYTES);
+  return [
+    sql<string | null>`case when octet_length(served) <= ${limit} then served end`.as('served'),
+    sql<number | null>`octet_length(served)`.as('bytes'),
+  ] as const;
+}
+
+/** The served JSON of the articles `ids`, by id; a deleted article is missing, a row older than the column null. */
+export async function servedOfIds(
+  db: Kysely<Database>,
+  projectId: string,
+  ids: string[],
+): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('articles')
+    .select(['id', 'served'])
+    .where('project_id', '=', projectId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.served]));
+}
 
 /**
  * Published articles from `from` (inclusive) on in delivery order, skipping `offset`. A seek
- * to a known cursor keeps deep pages as cheap as the first one. Only the served JSON is read:
- * the other columns, blocks above all, would double what a cold list page costs.
+ * to a known cursor keeps deep pages as cheap as the first one. Only the served JSON is read,
+ * when short: the other columns, blocks above all, would double what a cold list page costs.
  */
 export async function listPublishedFrom(
   db: Kysely<Database>,
@@ -293,7 +377,7 @@ export async function listPublishedFrom(
 ): Promise<ServedRow[]> {
   let query = db
     .selectFrom('articles')
-    .select(['id', 'served'])
+    .select(['id', ...servedIfShort()])
     .where('project_id', '=', projectId)
     .where('published', '=', 1);
   const from = page.from;
@@ -415,12 +499,15 @@ function inPreviewOrder<O>(query: SelectQueryBuilder<Database, 'articles', O>) {
     .orderBy('id', 'desc');
 }
 
-/** A page of all articles of a project in the preview perspective's order. */
+/**
+ * A page of all articles of a project in the preview perspective's order: ids and sizes, the
+ * articles to be read a few at a time (`rowsOfIds`).
+ */
 export async function listPreviewPage(
   db: Kysely<Database>,
   projectId: string,
   page: { limit: number; offset: number },
-): Promise<ArticleRow[]> {
+): Promise<SizedId[]> {
   return previewPageQuery(db, projectId, page).execute();
 }
 
@@ -430,7 +517,11 @@ export function previewPageQuery(
   projectId: string,
   page: { limit: number; offset: number },
 ) {
-  return inPreviewOrder(ofProject(db, projectId)).limit(page.limit).offset(page.offset);
+  const ids = db
+    .selectFrom('articles')
+    .select(['id', contentBytes().as('bytes')])
+    .where('project_id', '=', projectId);
+  return inPreviewOrder(ids).limit(page.limit).offset(page.offset);
 }
 
 /** The article whose slug in the preview perspective is `slug`: its draft's, else its stored one. */

@@ -1,5 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import type { ArticleTombstoneRow, Database, PreviewTombstoneRow } from '../db/tables.ts';
+import { contentBytes, servedIfShort } from './articles.ts';
 
 export async function insertTombstone(trx: Transaction<Database>, row: ArticleTombstoneRow): Promise<void> {
   await trx.insertInto('article_tombstones').values(row).execute();
@@ -47,8 +48,13 @@ export interface ChangeRow {
   published: number;
   /** The last served slug (what a delete names). */
   slug: string | null;
-  /** The served JSON of a published article; null for deletes, and for rows older than it. */
+  /**
+   * The served JSON of a published article when short (`ServedRow`); null for deletes, for a
+   * long one and for rows older than the column.
+   */
   served: string | null;
+  /** The served JSON's length; null for deletes and for rows older than the column. */
+  bytes: number | null;
 }
 
 /**
@@ -63,7 +69,7 @@ export async function listChangesAfter(
 ): Promise<ChangeRow[]> {
   const articles = db
     .selectFrom('articles')
-    .select(['id', 'change_seq as seq', 'published', 'served_slug as slug', 'served'])
+    .select(['id', 'change_seq as seq', 'published', 'served_slug as slug', ...servedIfShort()])
     .where('project_id', '=', projectId)
     .where('change_seq', '>', page.after)
     .where((eb) => eb.or([eb('published', '=', 1), eb('change_seq', '>', page.skipDeletesUpTo)]));
@@ -75,6 +81,8 @@ export async function listChangesAfter(
       sql<number>`0`.as('published'),
       'slug',
       sql<string | null>`null`.as('served'),
+      // Typed: PostgreSQL takes a bare null in a subquery of a UNION for text.
+      sql<number | null>`cast(null as integer)`.as('bytes'),
     ])
     .where('project_id', '=', projectId)
     .where('change_seq', '>', Math.max(page.after, page.skipDeletesUpTo));
@@ -90,6 +98,8 @@ export interface PreviewChangeRow {
   present: number;
   /** The deleted article's slug in the preview perspective. */
   slug: string | null;
+  /** The stored bytes of an article still there (`contentBytes`): what reading it costs. */
+  bytes: number | null;
 }
 
 /**
@@ -104,12 +114,25 @@ export async function listPreviewChangesAfter(
 ): Promise<PreviewChangeRow[]> {
   const articles = db
     .selectFrom('articles')
-    .select(['id', 'preview_seq as seq', sql<number>`1`.as('present'), sql<string | null>`null`.as('slug')])
+    .select([
+      'id',
+      'preview_seq as seq',
+      sql<number>`1`.as('present'),
+      sql<string | null>`null`.as('slug'),
+      contentBytes().as('bytes'),
+    ])
     .where('project_id', '=', projectId)
     .where('preview_seq', '>', page.after);
   const tombstones = db
     .selectFrom('preview_tombstones')
-    .select(['id', 'preview_seq as seq', sql<number>`0`.as('present'), 'slug'])
+    .select([
+      'id',
+      'preview_seq as seq',
+      sql<number>`0`.as('present'),
+      'slug',
+      // Typed: PostgreSQL takes a bare null in a subquery of a UNION for text.
+      sql<number | null>`cast(null as integer)`.as('bytes'),
+    ])
     .where('project_id', '=', projectId)
     .where('preview_seq', '>', Math.max(page.after, page.skipDeletesUpTo));
   const rows = await firstInOrder(db, articles, tombstones, page.limit);

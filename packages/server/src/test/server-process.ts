@@ -42,6 +42,8 @@ export interface ServerOptions {
    * as it would on a full disk, without a disk to fill.
    */
   fileSizeLimitKiB?: number;
+  /** Node flags after the server's own, which they override (a smaller heap). */
+  nodeFlags?: string[];
 }
 
 /** Starts `main.ts` as a real process and waits until it prints that it is running. */
@@ -49,7 +51,7 @@ export async function startServer(
   env: Record<string, string>,
   options: ServerOptions = {},
 ): Promise<ServerProcess> {
-  const command = [process.execPath, ...SERVER_NODE_FLAGS, MAIN];
+  const command = [process.execPath, ...SERVER_NODE_FLAGS, ...(options.nodeFlags ?? []), MAIN];
   if (options.fileSizeLimitKiB !== undefined) {
     command.unshift('bash', '-c', `ulimit -f ${options.fileSizeLimitKiB} && exec "$@"`, 'bash');
   }

@@ -10,7 +10,7 @@ import type { AdminArticle, Draft, PreviewLink, Project } from '@folio/schema';
 import { stableStringify } from '../../services/stable-json.ts';
 import type { ServedView } from '../served-view.ts';
 import { seoCard, siteUrl } from './article-seo.ts';
-import { articlePath, articleState, scheduleLines, stateBadges } from './article-state.ts';
+import { articlePath, articleState, scheduleLines, stateBadges, summaryOf } from './article-state.ts';
 import { articleActions } from './articles.ts';
 import {
   confirmButton,
@@ -106,7 +106,8 @@ function detailsCard(
   view: ServedView,
 ): SafeHtml {
   const path = articlePath(project, article);
-  const schedule = scheduleLines(article);
+  const summary = summaryOf(article);
+  const schedule = scheduleLines(summary);
   const onSite = siteUrl(project, view);
   const viewOnSite = onSite
     ? html`<a class="button small secondary" id="view-on-site" href="${onSite}" target="_blank" rel="noopener noreferrer">View on site<span class="sr-only"> (opens a new tab)</span></a>`
@@ -117,14 +118,14 @@ function detailsCard(
   return html`<section class="card" aria-labelledby="meta-title">
   <h2 id="meta-title" class="sr-only">Article details</h2>
   <dl class="facts">
-    <dt>State</dt><dd>${stateBadges(article)} <span class="muted">${STATE_NOTE[articleState(article)]}</span></dd>
+    <dt>State</dt><dd>${stateBadges(summary)} <span class="muted">${STATE_NOTE[articleState(summary)]}</span></dd>
     ${schedule.length > 0 ? html`<dt>Scheduled</dt><dd class="schedule-lines">${schedule}</dd>` : ''}
     <dt>Slug</dt><dd><code>${article.slug}</code></dd>
     <dt>Canonical path</dt><dd><code>${project.articlesPath}/${encodeURIComponent(article.slug)}</code></dd>
     <dt>Published</dt><dd>${timeTag(article.publishedAt)}</dd>
     <dt>Updated</dt><dd>${timeTag(article.updatedAt)}</dd>
   </dl>
-  ${articleActions(context.csrfToken, project, article, path, html`${viewOnSite}${previewOnSite}`)}
+  ${articleActions(context.csrfToken, project, summary, path, html`${viewOnSite}${previewOnSite}`)}
   ${
     article.published && !project.websiteUrl
       ? html`<p class="muted" id="view-needs-url">View on site needs the website URL: <a href="${projectPath(project.id)}/settings#site">set it in Settings</a>.</p>`
@@ -187,7 +188,7 @@ function draftCard(context: PageContext, project: Project, article: AdminArticle
  */
 function scheduleCard({ flash, csrfToken }: PageContext, project: Project, article: AdminArticle): SafeHtml {
   const path = articlePath(project, article);
-  const lines = scheduleLines(article);
+  const lines = scheduleLines(summaryOf(article));
   const field = (name: 'publishAt' | 'unpublishAt', id: string, label: string, stored: string | null) => {
     const local = typed(flash, 'schedule', `${name}Local`, stored ? stored.slice(0, 16) : '');
     const utc = typed(flash, 'schedule', name, stored ?? '');

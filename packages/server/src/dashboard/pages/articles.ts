@@ -1,5 +1,6 @@
 import { html, type SafeHtml } from '@folio/client';
-import type { AdminArticle, Pagination, Project } from '@folio/schema';
+import type { Pagination, Project } from '@folio/schema';
+import type { ArticleSummary } from '../../services/articles.ts';
 import { articlePath, scheduleLines, stateBadges } from './article-state.ts';
 import {
   confirmButton,
@@ -21,7 +22,7 @@ import {
 export function articleActions(
   csrfToken: string,
   project: Project,
-  article: AdminArticle,
+  article: ArticleSummary,
   back: string,
   first: SafeHtml | '' = '',
 ): SafeHtml {
@@ -30,7 +31,7 @@ export function articleActions(
     html`<form method="post" action="${path}/publish">${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"><button type="submit" class="button small secondary" aria-label="${name}">${label}</button></form>`;
   return html`<div class="actions">
     ${first}
-    ${article.published && article.draft ? publish('Publish changes', `Publish changes to ${article.title}`) : ''}
+    ${article.published && article.hasDraft ? publish('Publish changes', `Publish changes to ${article.title}`) : ''}
     ${
       article.published
         ? confirmButton({
@@ -62,7 +63,7 @@ export interface ArticlesPageData {
   project: Project;
   /** The server's public base URL, for the empty list's commands. */
   baseUrl: string;
-  list: { data: AdminArticle[]; pagination: Pagination };
+  list: { data: ArticleSummary[]; pagination: Pagination };
   search: string;
 }
 

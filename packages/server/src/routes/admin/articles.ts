@@ -12,6 +12,8 @@ import {
   SuccessPage,
 } from '@folio/schema';
 import { Type } from '@sinclair/typebox';
+import { successText } from '../../http/envelope.ts';
+import { sendJsonText } from '../../http/send-json.ts';
 import {
   deleteArticle,
   getArticle,
@@ -74,12 +76,12 @@ export function articleRoutes(
           response: { 200: SuccessPage(AdminArticleSchema), ...errorResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { page = 1, limit = MAX_PAGE_SIZE } = request.query;
-        return {
-          success: true as const,
-          ...(await listArticles(deps, request.params.projectId, { page, limit })),
-        };
+        const { data, pagination } = await listArticles(deps, request.params.projectId, { page, limit });
+        // Written from the stored JSON (the schema documents it): a page of large articles is
+        // streamed rather than held.
+        return sendJsonText(reply, successText(data, pagination));
       },
     );
 

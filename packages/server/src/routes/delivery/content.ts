@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 import { readBearerToken } from '../../http/bearer.ts';
-import { SUCCESS_CLOSE, SUCCESS_OPEN, successJson } from '../../http/envelope.ts';
+import { SUCCESS_CLOSE, SUCCESS_OPEN, successText } from '../../http/envelope.ts';
 import type { CredentialKind } from '../../http/fast-path.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { RequestAccounting } from '../../http/request-accounting.ts';
 import { deliveryCacheKey, type ResponseCache } from '../../http/response-cache.ts';
-import { sendJson, sendPrivateJson } from '../../http/send-json.ts';
-import { sendJsonStream, sendPrivateJsonStream } from '../../http/send-stream.ts';
+import { sendJson, sendJsonStream, sendPrivateJsonText } from '../../http/send-json.ts';
+import { sendPrivateJsonStream } from '../../http/send-stream.ts';
 import { type AuthenticatedKey, requireKeyProject } from '../../services/content-keys.ts';
 import type { DeliveryDeps } from '../../services/delivery.ts';
 import type { KeyChecks } from '../../services/key-checks.ts';
@@ -108,7 +108,7 @@ export function deliveryRoutes(
             }
             const articleId = 'articleId' in reader ? reader.articleId : undefined;
             const answer = await preview.ready(deps, project, ask, articleId ? { articleId } : {});
-            return sendPrivateJson(reply, successJson(answer.data, answer.pagination));
+            return sendPrivateJsonText(request, reply, key, successText(answer.data, answer.pagination));
           }
           const { answer } = route;
           if ('ready' in answer) {
@@ -118,7 +118,7 @@ export function deliveryRoutes(
             const kept = expiresAt === undefined || now < expiresAt;
             const build = async () => {
               const { data, pagination } = await answer.ready(deps, project, ask);
-              return successJson(data, pagination);
+              return successText(data, pagination);
             };
             const timed = expiresAt === undefined ? undefined : { now, expiresAt };
             return sendJson(request, reply, cache, kept ? key : undefined, build, looked, timed);

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { upsertArticle } from '../../services/articles.ts';
 import { listPublishedArticles, streamSitemap } from '../../services/delivery.ts';
+import { wholeText } from '../../services/json-runs.ts';
 import { createListingIndex } from '../../services/listing-index.ts';
 import * as articles from '../../store/articles.ts';
 import { findProject } from '../../store/projects.ts';
@@ -89,15 +90,11 @@ for (const dialect of DIALECTS) {
 
     test('articles stored before the served column are listed as they would be served', async () => {
       const project = (await findProject(t.db, projectId))!;
-      const body = () =>
-        listPublishedArticles(
-          { db: t.db, now: t.clock.now, listing: createListingIndex(), changeHistory: '' },
-          project,
-          {
-            page: 1,
-            limit: 10,
-          },
-        );
+      const body = async () => {
+        const deps = { db: t.db, now: t.clock.now, listing: createListingIndex(), changeHistory: '' };
+        const { data, pagination } = await listPublishedArticles(deps, project, { page: 1, limit: 10 });
+        return { data: await wholeText(data), pagination };
+      };
       const before = await body();
       await t.db.updateTable('articles').set({ served: null }).where('id', 'in', ['a1', 'a3']).execute();
       assert.deepEqual(await body(), before);

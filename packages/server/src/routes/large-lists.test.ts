@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createTestDatabase, DIALECTS } from '../test/databases.ts';
+import { freePort, requestJson, type ServerProcess, startServer, stop } from '../test/server-process.ts';
+
+const ADMIN = 'large-lists-admin-token';
+const ARTICLES = 40;
+// The heap a server gets here: far below the server's own bound (`bin/launch.js`), and far below
+// what a page of these articles takes when read and written whole (a page of the management
+// list, parsed, took gigabytes).
+const SMALL_HEAP = '--max-old-space-size=96';
+
+/**
+ * An article near the 1 MiB body limit made of the smallest objects the block schema takes: as
+ * JSON text it is 1 MiB, as objects many times that.
+ */
+function largeArticle(i: number, title: string) {
+  const paragraph = { type: 'paragraph', content: Array.from({ length: 100 }, () => ({ text: 'ab' })) };
+  return { slug: `large-${i}`, title, blocks: Array.from({ length: 700 }, () => paragraph) };
+}
+
+/** What the test reads of a listed article, in any of the lists. */
+interface Listed {
+  title: string;
+  blocks: unknown[];
+  draft?: { blocks: unknown[] };
+}
+
+for (const dialect of DIALECTS) {
+  describe(`lists of large articles [${dialect}]`, () => {
+    test('every list answers a full page of 1 MiB articles with drafts from a small heap', async () => {
+      const database = await createTestDatabase(dialect);
+      const env = {
+        FOLIO_ADMIN_TOKEN: ADMIN,
+        FOLIO_DEMO: 'false',
+        FOLIO_DATA_DIR: database.location.dataDir,
+        ...(database.location.databaseUrl ? { DATABASE_URL: database.location.databaseUrl } : {}),
+      };
+      let server: ServerProcess | undefined;
+      try {
+        // Written by a server with the usual heap: what is tested is reading them back.
+        let port = await freePort();
+        server = await startServer({ ...env, PORT: String(port) });
+        const created = await requestJson(port, 'POST', '/admin/v1/projects', ADMIN, { name: 'Large' });
+        const projectId = (created.body!.data as { id: string }).id;
+        const keyOf = async (kind: string) =>
+          (
+            (
+              await requestJson(port, 'POST', `/admin/v1/projects/${projectId}/keys`, ADMIN, {
+                name: kind,
+                kind,
+              })
+            ).body!.data as { key: string }
+          ).key;
+        const contentKey = await keyOf('content');
+        const previewKey = await keyOf('preview');
+        const articles = `/admin/v1/projects/${projectId}/articles`;
+        for (let i = 0; i < ARTICLES; i++) {
+          const put = await requestJson(port, 'PUT', `${articles}/a${i}`, ADMIN, {
+            ...largeArticle(i, `Article ${i}`),
+            published: true,
+          });
+          assert.equal(put.status, 201, JSON.stringify(put.body));
+          const { slug, title, blocks } = largeArticle(i, `Draft ${i}`);
+          const draft = await requestJson(port, 'PUT', `${articles}/a${i}/draft`, ADMIN, {
+            slug,
+            title,
+            blocks,
+          });
+          assert.equal(draft.status, 200, JSON.stringify(draft.body));
+        }
+        assert.equal(await stop(server), 0);
+
+        port = await freePort();
+        server = await startServer({ ...env, PORT: String(port) }, { nodeFlags: [SMALL_HEAP] });
+        const content = `/api/v1/projects/${projectId}/content`;
+        const page = (data: unknown) => data as Listed[];
+        const changes = (data: unknown) => (data as { changes: Array<{ article: Listed }> }).changes;
+        const lists: Array<[string, string, (data: unknown) => Array<Listed | { article: Listed }>]> = [
+          [`${articles}?limit=100`, ADMIN, page],
+          [`${content}?limit=100`, contentKey, page],
+          [`${content}?limit=100`, previewKey, page],
+          [`${content}/changes?limit=100`, contentKey, changes],
+          [`${content}/changes?limit=100`, previewKey, changes],
+        ];
+        for (const [path, token, itemsOf] of lists) {
+          const answer = await requestJson(port, 'GET', path, token);
+          assert.equal(answer.status, 200, `${path}: ${JSON.stringify(answer.body)}`);
+          const items = itemsOf(answer.body!.data);
+          assert.equal(items.length, ARTICLES, path);
+          const first = items[0]!;
+          const article = 'article' in first ? first.article : first;
+          assert.equal(article.blocks.length, 700, path);
+          // The management list shows the draft too; the preview perspective shows the draft.
+          if (token === ADMIN) assert.equal(article.draft?.blocks.length, 700);
+          if (token === previewKey) assert.match(article.title, /^Draft /, path);
+        }
+
+        // The dashboard's list of the same articles.
+        const signIn = await fetch(`http://127.0.0.1:${port}/dashboard/sign-in`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: ADMIN }),
+          redirect: 'manual',
+        });
+        const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+        const listPage = await fetch(`http://127.0.0.1:${port}/dashboard/projects/${projectId}/articles`, {
+          headers: { cookie },
+        });
+        assert.equal(listPage.status, 200);
+        assert.equal((await listPage.text()).match(/<tr>/g)?.length, ARTICLES + 1);
+
+        assert.equal(server.child.exitCode, null, server.output());
+        assert.equal(await stop(server), 0, server.output());
+        server = undefined;
+      } finally {
+        if (server) await stop(server);
+        await database.close();
+      }
+    });
+  });
+}

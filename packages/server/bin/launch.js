@@ -76,14 +76,14 @@ export function folioNode() {
 
 /**
  * Runs Folio's Node with `args` as a child that gets this process's signals and exit code. A
- * `server` child is told this process's pid, to stop if it goes (runtime.ts, onSignals): killed
- * without a signal to forward (SIGKILL), it would otherwise leave the server running, holding
- * its port.
+ * `watched` child is told this process's pid, to stop if it goes (src/watch-launcher.ts): killed
+ * without a signal to forward (SIGKILL), this process would otherwise leave it running orphaned,
+ * a server holding its port, an import still writing.
  */
-export function launch(args, { server = false } = {}) {
+export function launch(args, { watched = false } = {}) {
   const node = folioNode();
   const { FOLIO_LAUNCHER_PID: _inherited, ...env } = process.env;
-  if (server) env.FOLIO_LAUNCHER_PID = String(process.pid);
+  if (watched) env.FOLIO_LAUNCHER_PID = String(process.pid);
   const child = spawn(node, args, { stdio: 'inherit', env });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => child.kill(signal));

@@ -78,30 +78,6 @@ export function onSignals(logger: Logger, shutdown: () => Promise<void>, graceMs
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  watchLauncher(() => void stop('launcher gone'));
-}
-
-// How often a server looks for the launcher that started it.
-const LAUNCHER_CHECK_MS = 1_000;
-
-/**
- * Calls `gone` once the launcher (bin/launch.js) that started this process has died: it forwards
- * signals, but killed with one it cannot catch (SIGKILL, or a supervisor that kills only its own
- * child), it leaves this process re-parented and running, holding its port.
- */
-function watchLauncher(gone: () => void): void {
-  const launcher = Number(process.env.FOLIO_LAUNCHER_PID);
-  // Read once: a process this one starts is no child of the launcher.
-  delete process.env.FOLIO_LAUNCHER_PID;
-  // Only the launcher's own child watches it: not a server that a test or a script started
-  // with an environment copied from one.
-  if (!launcher || process.ppid !== launcher) return;
-  const timer = setInterval(() => {
-    if (process.ppid === launcher) return;
-    clearInterval(timer);
-    gone();
-  }, LAUNCHER_CHECK_MS);
-  timer.unref();
 }
 
 /** Reads the configuration or exits with one line per problem, each naming its variable. */

@@ -9,6 +9,7 @@ import { upsertArticleIn } from './articles.ts';
 import { type ServiceDeps, transact } from './deps.ts';
 import { saveDraftIn } from './drafts.ts';
 import { isoTime } from './iso-time.ts';
+import { inRuns } from './json-runs.ts';
 import { requireProject } from './projects.ts';
 
 /**
@@ -129,19 +130,22 @@ export async function* exportArticles(deps: ServiceDeps, projectId: string): Asy
   await requireProject(deps, projectId);
   let afterId: string | undefined;
   for (;;) {
-    const rows = await articles.listArticlesAfterId(deps.db, projectId, afterId, EXPORT_PAGE_SIZE);
-    for (const row of rows) {
-      const draft = draftOf(row);
-      const live = { id: row.id, ...exportedContent(row), published: row.published === 1 };
-      if (!draft) {
-        yield { ...live, ...exportedSchedule(row) };
-        continue;
+    const ids = await articles.listSizedIdsAfterId(deps.db, projectId, afterId, EXPORT_PAGE_SIZE);
+    // A run of articles at a time: a page of large ones, parsed, outgrows the heap.
+    for (const run of inRuns(ids)) {
+      for (const row of await articles.rowsOfIds(deps.db, projectId, run)) {
+        const draft = draftOf(row);
+        const live = { id: row.id, ...exportedContent(row), published: row.published === 1 };
+        if (!draft) {
+          yield { ...live, ...exportedSchedule(row) };
+          continue;
+        }
+        yield live;
+        yield { id: row.id, draft: true, ...exportedContent(draft), ...exportedSchedule(row) };
       }
-      yield live;
-      yield { id: row.id, draft: true, ...exportedContent(draft), ...exportedSchedule(row) };
     }
-    if (rows.length < EXPORT_PAGE_SIZE) return;
-    afterId = rows.at(-1)!.id;
+    if (ids.length < EXPORT_PAGE_SIZE) return;
+    afterId = ids.at(-1)!.id;
   }
 }
 

@@ -12,13 +12,23 @@ export type JsonText = string | AsyncIterable<string>;
 /** The stored bytes read at a time for one answer (a larger article is read alone). */
 export const RUN_BYTES = 1024 * 1024;
 
-/** `rows` in order, in runs whose `bytes` add up to at most `RUN_BYTES`; a larger row runs alone. */
-export function* inRuns<T extends { bytes: number | null }>(rows: readonly T[]): Generator<T[]> {
+/**
+ * The stored bytes one write transaction reads at most (schedules coming due, the rewrite after a
+ * settings change): more than an answer's run, since each transaction costs a commit, but few
+ * enough that a batch of large articles, parsed to be served, fits beside a server's traffic.
+ */
+export const WRITE_RUN_BYTES = 4 * 1024 * 1024;
+
+/** `rows` in order, in runs whose `bytes` add up to at most `budget`; a larger row runs alone. */
+export function* inRuns<T extends { bytes: number | null }>(
+  rows: readonly T[],
+  budget = RUN_BYTES,
+): Generator<T[]> {
   let run: T[] = [];
   let bytes = 0;
   for (const row of rows) {
     const size = row.bytes ?? 0;
-    if (run.length > 0 && bytes + size > RUN_BYTES) {
+    if (run.length > 0 && bytes + size > budget) {
       yield run;
       run = [];
       bytes = 0;

@@ -5,6 +5,7 @@ import { inWriteBatch } from '../store/project-lock.ts';
 import { toAdminArticle } from './article-view.ts';
 import { applyChange, applyDue, findArticleOr404, lockProjectIn, scheduleColumns } from './article-writes.ts';
 import { type ServiceDeps, transact } from './deps.ts';
+import { inRuns, WRITE_RUN_BYTES } from './json-runs.ts';
 
 /**
  * Scheduled publishing (contract, Part 2): `publishAt` publishes as `POST …/publish` would, its
@@ -120,17 +121,26 @@ export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): S
     for (;;) {
       const now = deps.now();
       const due = await articles.listSchedulesDueBy(deps.db, now + lookaheadMs, BATCH);
-      const byProject = new Map<string, Set<string>>();
+      // An article due to be published and unpublished at once is one entry: applied together.
+      const byProject = new Map<string, Map<string, articles.DueSchedule>>();
       for (const schedule of due) {
         if (schedule.due > now) {
           wakeAt(schedule.due);
           break;
         }
-        const ids = byProject.get(schedule.project_id) ?? new Set();
-        byProject.set(schedule.project_id, ids.add(schedule.id));
+        const ids = byProject.get(schedule.project_id) ?? new Map();
+        byProject.set(schedule.project_id, ids.set(schedule.id, schedule));
       }
       let appliedNow = 0;
-      for (const [projectId, ids] of byProject) appliedNow += await apply(projectId, [...ids]);
+      for (const [projectId, schedules] of byProject) {
+        // A transaction per run: a batch of large articles, each parsed to be served, outgrows the heap.
+        for (const run of inRuns([...schedules.values()], WRITE_RUN_BYTES)) {
+          appliedNow += await apply(
+            projectId,
+            run.map((schedule) => schedule.id),
+          );
+        }
+      }
       applied += appliedNow;
       // A full batch that was all due: more may be waiting behind it.
       if (due.length < BATCH || appliedNow === 0) return applied;

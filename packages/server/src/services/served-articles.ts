@@ -6,6 +6,7 @@ import * as projects from '../store/projects.ts';
 import { servedJson } from './article-view.ts';
 import { type ServiceDeps, transact } from './deps.ts';
 import { recordEvents } from './events.ts';
+import { inRuns, WRITE_RUN_BYTES } from './json-runs.ts';
 
 /**
  * Canonical paths, jsonLd URLs and og images depend on the project's site settings, and each
@@ -35,7 +36,10 @@ export async function rewriteNext(
   return inWriteBatch(trx, projectId, async (project) => {
     if (!project || project.rewrite_after === null) return true;
     const after = project.rewrite_after === '' ? undefined : project.rewrite_after;
-    const rows = await articles.listArticlesAfterId(trx, projectId, after, batch);
+    // Up to `batch` articles, fewer when they are large: each is parsed to be served again.
+    const ids = await articles.listSizedIdsAfterId(trx, projectId, after, batch);
+    const run = inRuns(ids, WRITE_RUN_BYTES).next().value ?? [];
+    const rows = await articles.rowsOfIds(trx, projectId, run);
     // Published articles first, one number each for both perspectives; then the others, which
     // only the preview perspective shows.
     const ordered = [
@@ -53,8 +57,8 @@ export async function rewriteNext(
       .filter((row) => row.published === 1)
       .map((row) => ({ id: row.id, slug: row.slug }));
     await recordEvents(trx, projectId, 'content.updated', published, now);
-    const done = rows.length < batch;
-    await projects.setRewriteAfter(trx, projectId, done ? null : rows.at(-1)!.id);
+    const done = ids.length < batch && run.length === ids.length;
+    await projects.setRewriteAfter(trx, projectId, done ? null : run.at(-1)!.id);
     return done;
   });
 }

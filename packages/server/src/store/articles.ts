@@ -415,14 +415,20 @@ export async function listPublishedKeysFrom(
   return rows as ListCursor[];
 }
 
-/** Up to `limit` articles of a project with ids after `afterId`, by id: keyset pages for export. */
-export async function listArticlesAfterId(
+/**
+ * The ids and sizes of up to `limit` articles of a project after `afterId`, by id: keyset pages
+ * for export and for the rewrite after a settings change, whose articles are read a run at a time.
+ */
+export async function listSizedIdsAfterId(
   db: Kysely<Database>,
   projectId: string,
   afterId: string | undefined,
   limit: number,
-): Promise<ArticleRow[]> {
-  let query = db.selectFrom('articles').selectAll().where('project_id', '=', projectId);
+): Promise<SizedId[]> {
+  let query = db
+    .selectFrom('articles')
+    .select(['id', contentBytes().as('bytes')])
+    .where('project_id', '=', projectId);
   if (afterId !== undefined) query = query.where('id', '>', afterId);
   return query.orderBy('id', 'asc').limit(limit).execute();
 }
@@ -458,6 +464,8 @@ export interface DueSchedule {
   project_id: string;
   id: string;
   due: number;
+  /** The article's stored bytes (`contentBytes`): what applying its schedule reads. */
+  bytes: number | null;
 }
 
 /**
@@ -472,12 +480,12 @@ export async function listSchedulesDueBy(
 ): Promise<DueSchedule[]> {
   const publishing = db
     .selectFrom('articles')
-    .select(['project_id', 'id', 'publish_at as due'])
+    .select(['project_id', 'id', 'publish_at as due', contentBytes().as('bytes')])
     .where('publish_at', 'is not', null)
     .where('publish_at', '<=', by);
   const unpublishing = db
     .selectFrom('articles')
-    .select(['project_id', 'id', 'unpublish_at as due'])
+    .select(['project_id', 'id', 'unpublish_at as due', contentBytes().as('bytes')])
     .where('unpublish_at', 'is not', null)
     .where('unpublish_at', '<=', by);
   const rows = await publishing.unionAll(unpublishing).orderBy('due').limit(limit).execute();

@@ -2,6 +2,7 @@ import http from 'node:http';
 import net, { type Socket } from 'node:net';
 import { AppError } from '../errors.ts';
 import { answerAndClose } from './error-handler.ts';
+import { lingerAfterAnswer } from './lingering-close.ts';
 
 /** How long a request may take to arrive, and how often Node looks for those past it. */
 export interface RequestTimeouts {
@@ -54,6 +55,12 @@ export function createHttpServer(
       requireHostHeader: false,
     },
     (request, response) => {
+      // Read after an answer that closed the connection: sent behind a refused body, it arrived
+      // while that body was drained (lingering-close.ts), and RFC 9112 9.6 forbids serving it.
+      if (!request.socket.writable) {
+        request.socket.destroy();
+        return;
+      }
       if (request.headers.host === undefined && request.httpVersion === '1.1') {
         answerAndClose(request.socket, new AppError('bad_request', MISSING_HOST));
         return;
@@ -61,6 +68,7 @@ export function createHttpServer(
       // Closing: each answer ends its connection (Connection: close), whichever path gives it,
       // so the client goes to another process and the close is not held by a kept-alive socket.
       if (closing) response.shouldKeepAlive = false;
+      lingerAfterAnswer(request, response);
       listener(request, response);
     },
   );

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createTestDatabase, DIALECTS } from '../test/databases.ts';
+import { createTestDatabase, DIALECTS, databaseEnv } from '../test/databases.ts';
 import { freePort, requestJson, type ServerProcess, startServer, stop } from '../test/server-process.ts';
 
 const ADMIN = 'large-lists-admin-token';
@@ -30,12 +30,7 @@ for (const dialect of DIALECTS) {
   describe(`lists of large articles [${dialect}]`, () => {
     test('a small heap serves every list of 1 MiB articles, and publishes and rewrites them all', async () => {
       const database = await createTestDatabase(dialect);
-      const env = {
-        FOLIO_ADMIN_TOKEN: ADMIN,
-        FOLIO_DEMO: 'false',
-        FOLIO_DATA_DIR: database.location.dataDir,
-        ...(database.location.databaseUrl ? { DATABASE_URL: database.location.databaseUrl } : {}),
-      };
+      const env = { FOLIO_ADMIN_TOKEN: ADMIN, FOLIO_DEMO: 'false', ...databaseEnv(database) };
       let server: ServerProcess | undefined;
       try {
         // Written by a server with the usual heap: what is tested is reading them back.

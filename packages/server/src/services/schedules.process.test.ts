@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { listEvents } from '../test/assertions.ts';
-import { createTestDatabase, DIALECTS } from '../test/databases.ts';
+import { createTestDatabase, DIALECTS, databaseEnv } from '../test/databases.ts';
 import {
   freePort,
   kill,
@@ -30,8 +30,7 @@ for (const dialect of DIALECTS) {
       const env = {
         FOLIO_ADMIN_TOKEN: ADMIN,
         FOLIO_DEMO: 'false',
-        FOLIO_DATA_DIR: database.location.dataDir,
-        ...(database.location.databaseUrl ? { DATABASE_URL: database.location.databaseUrl } : {}),
+        ...databaseEnv(database),
       };
       let server: ServerProcess | undefined;
       try {
@@ -109,8 +108,7 @@ for (const dialect of DIALECTS) {
         FOLIO_ADMIN_TOKEN: ADMIN,
         FOLIO_DEMO: 'false',
         FOLIO_WEBHOOK_ALLOW_PRIVATE: 'true',
-        FOLIO_DATA_DIR: database.location.dataDir,
-        ...(database.location.databaseUrl ? { DATABASE_URL: database.location.databaseUrl } : {}),
+        ...databaseEnv(database),
         PORT: String(port),
       });
       try {

@@ -93,6 +93,12 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
+/** What a server process is started with to use `database`: its data directory or URL. */
+export function databaseEnv(database: TestDatabase): Record<string, string> {
+  const { dataDir, databaseUrl } = database.location;
+  return { FOLIO_DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+}
+
 /** A fresh, empty database of the given dialect. */
 export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
   const handles: Kysely<Database>[] = [];

@@ -15,6 +15,7 @@ import {
 } from './delivery.ts';
 import { benchFlood, type FloodReport, floodText } from './flood.ts';
 import { timeHttpImport } from './http-import.ts';
+import { benchLarge, type LargeReport, largeText } from './large.ts';
 import { timeCpus } from './load.ts';
 import { benchScale, type ScaleReport, scaleTable } from './scale.ts';
 import { benchScheduleBurst, type ScheduleBurst } from './schedules.ts';
@@ -36,6 +37,8 @@ import { benchWebhooks, type WebhookPass } from './webhooks.ts';
  * own wrk, so that both are measured at the same CPU speed; this runs them one after the other).
  * Flood (`flood`, not in the default set): a key holder asks one server for distinct URLs for
  * --duration seconds over --connections, on a catalogue of --flood-articles (default 1000).
+ * Large articles (`large`, not in the default set): --large-articles articles near the body limit
+ * (default 100), each with a draft, and --connections slow readers of each list at once.
  * Scale (`scale`, not in the default set: minutes): one large project, BENCH_SCALE_ARTICLES
  * articles (default 50000), its preview reads, a webhook claim and a site settings change.
  * Environment: BENCH_DATABASE_URL (also run on that PostgreSQL, in a schema of its own, dropped
@@ -43,8 +46,9 @@ import { benchWebhooks, type WebhookPass } from './webhooks.ts';
  * (more Node flags for the servers, a JSON array: `["--cpu-prof","--cpu-prof-dir=/tmp/prof"]`).
  */
 
-const CASES = ['delivery', 'webhooks', 'schedules', 'flood', 'scale'] as const;
-// Run only when named: a flood is a fault test, not a throughput figure; scale takes minutes.
+const CASES = ['delivery', 'webhooks', 'schedules', 'flood', 'large', 'scale'] as const;
+// Run only when named: a flood and large articles are fault tests, not throughput figures; scale
+// takes minutes.
 const DEFAULT_CASES = ['delivery', 'webhooks', 'schedules'];
 const BENCHMARKS_FILE = new URL('../BENCHMARKS.md', import.meta.url);
 
@@ -59,6 +63,7 @@ const { values: flags, positionals: chosen } = parseArgs({
     connections: { type: 'string', default: '32' },
     'import-articles': { type: 'string', default: '10000' },
     'flood-articles': { type: 'string', default: '1000' },
+    'large-articles': { type: 'string', default: '100' },
     'postgres-only': { type: 'boolean', default: false },
     pin: { type: 'boolean', default: true },
     'side-by-side': { type: 'boolean', default: true },
@@ -166,6 +171,41 @@ if (runs('flood')) {
   const machine = await machineNotes(process.env.BENCH_DATABASE_URL);
   process.stdout.write(`\nFlood of distinct URLs\n\n${text}\n\n${machine}\n`);
   if (write) writeSection('Flood of distinct URLs', floodSection(text, machine, reports[0]!.articles));
+}
+
+if (runs('large')) {
+  const reports: LargeReport[] = [];
+  for (const databaseUrl of databases) {
+    reports.push(
+      await benchLarge({
+        databaseUrl,
+        articles: Number(flags['large-articles']),
+        readers: Number(flags.connections),
+      }),
+    );
+  }
+  const text = largeText(reports);
+  const machine = await machineNotes(process.env.BENCH_DATABASE_URL);
+  process.stdout.write(`\nLarge articles\n\n${text}\n\n${machine}\n`);
+  if (write) writeSection('Large articles', largeSection(text, machine, reports[0]!));
+}
+
+function largeSection(text: string, machine: string, report: LargeReport): string {
+  return [
+    'Measured with `npm run bench -- --write large` (see `bench/large.ts`): a Folio server child',
+    `process as \`npm start\` runs it (a heap limit of 512 MB) on ${report.articles} published articles of`,
+    `${(report.articleBytes / 1e6).toFixed(2)} MB each (the body limit is 1 MiB), made of the smallest blocks there are, each with a`,
+    'draft as large. For each list, as many clients at once as the table says ask for pages of',
+    '100, 99, 98… articles and read them at 8 MB/s, slower than the server sends. A list is read',
+    'and written a run of articles at a time (`services/json-runs.ts`), and an answer over 1 MiB',
+    'is streamed one chunk ahead of its reader, so what the server holds does not grow with page',
+    'or article size. RSS is VmRSS of the server before the readers, at its peak while they',
+    `read and 2 s after. Measured on ${new Date().toISOString().slice(0, 10)}.`,
+    '',
+    text,
+    '',
+    machine,
+  ].join('\n');
 }
 
 function floodSection(text: string, machine: string, articles: number): string {

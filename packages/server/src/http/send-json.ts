@@ -5,7 +5,7 @@ import { PRIVATE_NO_STORE } from './caching.ts';
 import { negotiateEncoding } from './compression.ts';
 import { heldTag, strongTag } from './etag.ts';
 import type { ResponseCache } from './response-cache.ts';
-import { CHUNK_AT_A_TIME, sendPrivateJsonStream, streamJson } from './send-stream.ts';
+import { CHUNK_AT_A_TIME, streamJson } from './send-stream.ts';
 
 /**
  * An answer made in chunks (a list, `services/json-runs.ts`) that ends within this many bytes is
@@ -135,18 +135,16 @@ export function sendPrivateJson(reply: FastifyReply, body: string): FastifyReply
 }
 
 /**
- * `sendPrivateJson` for a body that may come in chunks: streamed when large, with a tag derived
- * from `key` (which holds the content version) as `sendPrivateJsonStream` gives.
+ * `sendPrivateJson` for a body that may come in chunks: streamed when large, then untagged. A
+ * preview answer shows drafts, which a draft save changes without a new content version, so
+ * nothing known before its bytes tells it apart.
  */
-export async function sendPrivateJsonText(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  key: string,
-  text: JsonText,
-): Promise<FastifyReply> {
+export async function sendPrivateJsonText(reply: FastifyReply, text: JsonText): Promise<FastifyReply> {
   const built = await wholeOrStream(text);
   if ('whole' in built) return sendPrivateJson(reply, built.whole);
-  return sendPrivateJsonStream(request, reply, key, () => built.stream);
+  reply.header('content-type', 'application/json; charset=utf-8');
+  reply.header('cache-control', PRIVATE_NO_STORE);
+  return reply.send(Readable.from(built.stream, CHUNK_AT_A_TIME));
 }
 
 /**

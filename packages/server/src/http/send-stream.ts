@@ -30,9 +30,10 @@ export interface StreamKeeping {
 }
 
 /**
- * Streams a large JSON body that is a function of its key (which holds the content version), so
- * memory stays bounded. Its strong tag is derived from the key, since it must be sent before the
- * body exists; the bytes are collected on the way and cached for the next request.
+ * Streams a large JSON body that is a function of its key (which holds the content version) and,
+ * for one that holds a time, of until when it stays the same, so memory stays bounded. Its strong
+ * tag is derived from those, since it must be sent before the body exists; the bytes are
+ * collected on the way and cached for the next request.
  */
 export function streamJson(
   request: FastifyRequest,
@@ -41,8 +42,9 @@ export function streamJson(
   keeping: StreamKeeping,
   chunks: AsyncIterable<string>,
 ): FastifyReply {
-  const { key } = keeping;
-  const tags = encodedTags(strongTag(key ?? ''));
+  const { key, expiresAt } = keeping;
+  // An answer that holds a time is other bytes past it under the same key (the changes feed).
+  const tags = encodedTags(strongTag(expiresAt === undefined ? (key ?? '') : `${key}\n${expiresAt}`));
   const etag = tags.identity;
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('vary', 'accept-encoding');
@@ -73,7 +75,7 @@ export function streamJson(
         }
         yield chunk;
       }
-      if (size <= keepUpTo) cache.put(key, collected.join(''), etag, keeping.expiresAt);
+      if (size <= keepUpTo) cache.put(key, collected.join(''), etag, expiresAt);
     } finally {
       if (collector) collecting.delete(key);
     }

@@ -108,7 +108,7 @@ export function deliveryRoutes(
             }
             const articleId = 'articleId' in reader ? reader.articleId : undefined;
             const answer = await preview.ready(deps, project, ask, articleId ? { articleId } : {});
-            return sendPrivateJsonText(request, reply, key, successText(answer.data, answer.pagination));
+            return sendPrivateJsonText(reply, successText(answer.data, answer.pagination));
           }
           const { answer } = route;
           if ('ready' in answer) {

@@ -33,9 +33,13 @@ export async function wholeOrStream(
     if (bytes > WHOLE_ANSWER_BYTES) break;
   }
   async function* rest(): AsyncGenerator<string> {
-    yield* read.splice(0);
-    // Not `yield*` on the iterator: a stream closed early must end the generator it came from.
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    try {
+      yield* read.splice(0);
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    } finally {
+      // A stream closed early (the reader went away) ends the generator it reads from too.
+      await iterator.return?.();
+    }
   }
   return { stream: rest() };
 }

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { describe, test } from 'node:test';
 import { createTestDatabase, DIALECTS, databaseEnv } from '../test/databases.ts';
-import { freePort, requestJson, type ServerProcess, startServer, stop } from '../test/server-process.ts';
+import {
+  freePort,
+  type JsonAnswer,
+  requestJson,
+  type ServerProcess,
+  startServer,
+  stop,
+} from '../test/server-process.ts';
 
 const ADMIN = 'large-lists-admin-token';
 const ARTICLES = 40;
@@ -17,6 +25,51 @@ const SMALL_HEAP = '--max-old-space-size=96';
 function largeArticle(i: number, title: string) {
   const paragraph = { type: 'paragraph', content: Array.from({ length: 100 }, () => ({ text: 'ab' })) };
   return { slug: `large-${i}`, title, blocks: Array.from({ length: 700 }, () => paragraph) };
+}
+
+/**
+ * A request on a connection of its own. Parsing an answer of 80 MB blocks this process for
+ * seconds on a loaded machine, long enough for the server to close a kept-alive connection as
+ * idle just as the next request reuses it ("other side closed").
+ */
+function call(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { port, host: '127.0.0.1', method, path, headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode!,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString(),
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** `call` with a bearer token and a JSON body, its answer parsed. */
+async function callJson(port: number, method: string, path: string, token: string, body?: unknown) {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const answer = await call(port, method, path, headers, text);
+  return {
+    status: answer.status,
+    body: answer.text ? (JSON.parse(answer.text) as JsonAnswer['body']) : undefined,
+  };
 }
 
 /** What the test reads of a listed article, in any of the lists. */
@@ -79,7 +132,7 @@ for (const dialect of DIALECTS) {
           [`${content}/changes?limit=100`, previewKey, changes],
         ];
         for (const [path, token, itemsOf] of lists) {
-          const answer = await requestJson(port, 'GET', path, token);
+          const answer = await callJson(port, 'GET', path, token);
           assert.equal(answer.status, 200, `${path}: ${JSON.stringify(answer.body)}`);
           const items = itemsOf(answer.body!.data);
           assert.equal(items.length, ARTICLES, path);
@@ -92,30 +145,24 @@ for (const dialect of DIALECTS) {
         }
 
         // The dashboard's list of the same articles.
-        const signIn = await fetch(`http://127.0.0.1:${port}/dashboard/sign-in`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ token: ADMIN }),
-          redirect: 'manual',
-        });
-        const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
-        const listPage = await fetch(`http://127.0.0.1:${port}/dashboard/projects/${projectId}/articles`, {
-          headers: { cookie },
-        });
+        const form = { 'content-type': 'application/x-www-form-urlencoded' };
+        const signIn = await call(port, 'POST', '/dashboard/sign-in', form, `token=${ADMIN}`);
+        const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+        const listPage = await call(port, 'GET', `/dashboard/projects/${projectId}/articles`, { cookie });
         assert.equal(listPage.status, 200);
-        assert.equal((await listPage.text()).match(/<tr>/g)?.length, ARTICLES + 1);
+        assert.equal(listPage.text.match(/<tr>/g)?.length, ARTICLES + 1);
 
         // Writes that read many of them at once: drafts published on schedule, all due together,
         // then a settings change that rewrites every article's served JSON.
         const dueAt = new Date(Date.now() + 2_000).toISOString();
         for (let i = 0; i < ARTICLES; i++) {
-          const scheduled = await requestJson(port, 'PATCH', `${articles}/a${i}`, ADMIN, {
+          const scheduled = await callJson(port, 'PATCH', `${articles}/a${i}`, ADMIN, {
             publishAt: dueAt,
           });
           assert.equal(scheduled.status, 200, JSON.stringify(scheduled.body));
         }
         const drafts = async () => {
-          const list = await requestJson(port, 'GET', `${articles}?limit=100`, ADMIN);
+          const list = await callJson(port, 'GET', `${articles}?limit=100`, ADMIN);
           return (list.body!.data as Array<{ draft: unknown }>).filter((article) => article.draft !== null)
             .length;
         };
@@ -124,11 +171,11 @@ for (const dialect of DIALECTS) {
           assert.ok(Date.now() < deadline, 'the drafts were not all published on schedule');
           await new Promise((resolve) => setTimeout(resolve, 250));
         }
-        const settings = await requestJson(port, 'PATCH', `/admin/v1/projects/${projectId}`, ADMIN, {
+        const settings = await callJson(port, 'PATCH', `/admin/v1/projects/${projectId}`, ADMIN, {
           websiteUrl: 'https://large.example',
         });
         assert.equal(settings.status, 200, JSON.stringify(settings.body));
-        const bySlug = await requestJson(port, 'GET', `${content}/by-slug/large-${ARTICLES - 1}`, contentKey);
+        const bySlug = await callJson(port, 'GET', `${content}/by-slug/large-${ARTICLES - 1}`, contentKey);
         const served = bySlug.body!.data as { title: string; seo: { jsonLd: { url: string } } };
         assert.equal(served.title, `Draft ${ARTICLES - 1}`);
         assert.match(served.seo.jsonLd.url, /^https:\/\/large\.example\//);
@@ -136,6 +183,9 @@ for (const dialect of DIALECTS) {
         assert.equal(server.child.exitCode, null, server.output());
         assert.equal(await stop(server), 0, server.output());
         server = undefined;
+      } catch (error) {
+        // What the server said, an out-of-memory abort above all, is the failure's explanation.
+        throw new Error(`${error}\nserver output:\n${server?.output() ?? ''}`, { cause: error });
       } finally {
         if (server) await stop(server);
         await database.close();

@@ -60,7 +60,8 @@ export interface TestApp {
     websiteUrl?: string | null;
     articlesPath?: string;
   }): Promise<Project>;
-  createKey(projectId: string): Promise<string>;
+  /** A content key of the project, or a preview key. */
+  createKey(projectId: string, kind?: 'content' | 'preview'): Promise<string>;
   /** PUTs an article and fails the test unless it was accepted. */
   putArticle(projectId: string, id: string, input: ArticleInput): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -176,9 +177,9 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
       );
       return response.json().data as Project;
     },
-    async createKey(projectId) {
+    async createKey(projectId, kind = 'content') {
       const response = expectStatus(
-        await admin('POST', `/admin/v1/projects/${projectId}/keys`, { name: 'test key' }),
+        await admin('POST', `/admin/v1/projects/${projectId}/keys`, { name: 'test key', kind }),
         [201],
         'create key',
       );

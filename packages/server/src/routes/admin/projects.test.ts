@@ -344,9 +344,7 @@ for (const dialect of DIALECTS) {
       for (const article of list.json().data) {
         assert.equal(article.seo.canonicalPath, `/news/${article.slug}`);
       }
-      const preview = (
-        await t.admin('POST', `${PROJECTS}/${project.id}/keys`, { name: 'Preview', kind: 'preview' })
-      ).json().data.key;
+      const preview = await t.createKey(project.id, 'preview');
       const unpublished = await t.deliver(preview, `/api/v1/projects/${project.id}/content/by-slug/s-a1200`);
       assert.equal(unpublished.json().data.seo.canonicalPath, '/news/s-a1200');
     });

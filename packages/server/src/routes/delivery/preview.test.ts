@@ -20,12 +20,7 @@ for (const dialect of DIALECTS) {
       projectId = (await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' }))
         .id;
       contentKey = await t.createKey(projectId);
-      const created = await t.admin('POST', `/admin/v1/projects/${projectId}/keys`, {
-        name: 'Preview',
-        kind: 'preview',
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      previewKey = created.json().data.key;
+      previewKey = await t.createKey(projectId, 'preview');
     });
     afterEach(() => t.close());
 

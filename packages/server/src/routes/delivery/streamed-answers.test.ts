@@ -19,11 +19,7 @@ for (const dialect of DIALECTS) {
       t = await createTestApp(dialect);
       projectId = (await t.createProject()).id;
       contentKey = await t.createKey(projectId);
-      const created = await t.admin('POST', `/admin/v1/projects/${projectId}/keys`, {
-        name: 'Preview',
-        kind: 'preview',
-      });
-      previewKey = created.json().data.key;
+      previewKey = await t.createKey(projectId, 'preview');
       for (const id of ['a', 'b', 'c']) {
         const put = await t.putArticle(
           projectId,

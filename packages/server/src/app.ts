@@ -14,6 +14,12 @@ import { dashboardRoutes } from './dashboard/routes.ts';
 import type { ChangeFeed, ChangeToken } from './db/change-feed.ts';
 import { createPatience, type Patience, withPatience } from './db/patience.ts';
 import type { Database } from './db/tables.ts';
+import {
+  type AnswerSlots,
+  type AnswerSlotsOptions,
+  createAnswerSlots,
+  defaultAnswerSlots,
+} from './http/answer-slots.ts';
 import { installConditionalGets } from './http/caching.ts';
 import { handleClientError, handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
 import { createFastPath, ROUTER_OPTIONS } from './http/fast-path.ts';
@@ -55,6 +61,8 @@ declare module 'fastify' {
     fastPathHits(): number;
     /** What the response cache holds: accounted bytes and entries. */
     responseCacheUse(): { bytes: number; entries: number };
+    /** Answers made at once, bounded (see `http/answer-slots.ts`). */
+    answerSlots: AnswerSlots;
     /** Compiles what refusing a body needs, once the routes are ready (see `http/validation.ts`). */
     warmValidators(): void;
   }
@@ -76,6 +84,8 @@ export interface AppOptions {
   onCommit?: () => void;
   /** Bytes of ready responses kept in memory; 0 turns the response cache off. */
   responseCacheBytes?: number;
+  /** Answers made at once, and how long a request waits for a turn; by default from the heap. */
+  answerSlots?: AnswerSlotsOptions;
   /**
    * The database's change token. With it, a content key's check is reused and cached delivery
    * answers for it are sent before the framework runs, until anything is written anywhere.
@@ -204,6 +214,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorate('fastPathHits', () => fastPath?.hits ?? 0);
   app.decorate('responseCacheUse', () => ({ bytes: cache.bytes, entries: cache.entries }));
+  const answerSlots = createAnswerSlots(options.answerSlots ?? defaultAnswerSlots());
+  app.decorate('answerSlots', answerSlots);
+  metrics.answerSlotsFrom(answerSlots.use);
   const validatorCompiler = createValidatorCompiler([blocksSchema]);
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('warmValidators', validatorCompiler.warm);

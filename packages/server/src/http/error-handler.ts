@@ -21,6 +21,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     // An operator has to make room; the database being away mends itself.
     if (isDatabaseStorageRefusal(error))
       request.log.error({ err: error }, 'the database refused to store a change');
+    else if (appError.code === 'unavailable' && error instanceof AppError)
+      // Turned away on purpose (a process closing, too many answers at once): no stack to show.
+      request.log.warn(`request answered 503: ${appError.message}`);
     else if (appError.code === 'unavailable') request.log.warn({ err: error }, 'request needed the database');
     else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, appError);

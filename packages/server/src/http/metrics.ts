@@ -35,6 +35,8 @@ export interface Metrics {
   webhookAttempt(status: 'succeeded' | 'failed' | 'pending'): void;
   /** Reads the gauges from the database; set once the database is open. */
   scrapeFrom(gauges: ScrapedGauges): void;
+  /** Reads answers being made and waiting for a turn (`http/answer-slots.ts`) at each scrape. */
+  answerSlotsFrom(use: () => { held: number; waiting: number }): void;
   /** The Prometheus text format (0.0.4). */
   render(): Promise<string>;
   readonly contentType: string;
@@ -138,6 +140,24 @@ export function createMetrics(): Metrics {
     },
   });
 
+  let slots: (() => { held: number; waiting: number }) | undefined;
+  new Gauge({
+    name: 'folio_answers_in_progress',
+    help: 'Answers being made or sent from the database now, this process (bounded by its heap)',
+    registers: [registry],
+    collect() {
+      this.set(slots?.().held ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'folio_answers_waiting',
+    help: 'Requests waiting for a turn to have their answer made, this process (503 if none comes in time)',
+    registers: [registry],
+    collect() {
+      this.set(slots?.().waiting ?? 0);
+    },
+  });
+
   const totals: MetricTotals = {
     requests: 0,
     errors: 0,
@@ -190,6 +210,9 @@ export function createMetrics(): Metrics {
     },
     scrapeFrom(from) {
       gauges = from;
+    },
+    answerSlotsFrom(use) {
+      slots = use;
     },
     render: () => registry.metrics(),
     contentType: registry.contentType,

@@ -78,6 +78,7 @@ export async function sendJsonStream(
 ): Promise<FastifyReply> {
   if (cache.get(key)) return sendJson(request, reply, cache, key, async () => '', looked);
   looked?.(false);
+  await reply.server.answerSlots.hold(reply);
   return streamJson(request, reply, cache, { key }, chunks());
 }
 
@@ -103,6 +104,7 @@ export async function sendCached(
   looked?.(found !== undefined);
   let entry = found;
   if (!entry) {
+    await reply.server.answerSlots.hold(reply);
     const built = await wholeOrStream(await build());
     if ('stream' in built) {
       const keeping = { key, expiresAt: timed?.expiresAt, keepUpTo: KEEP_STREAMED_UP_TO };
@@ -144,6 +146,7 @@ export function sendPrivateJson(reply: FastifyReply, body: string): FastifyReply
  * nothing known before its bytes tells it apart.
  */
 export async function sendPrivateJsonText(reply: FastifyReply, text: JsonText): Promise<FastifyReply> {
+  if (typeof text !== 'string') await reply.server.answerSlots.hold(reply);
   const built = await wholeOrStream(text);
   if ('whole' in built) return sendPrivateJson(reply, built.whole);
   reply.header('content-type', 'application/json; charset=utf-8');
@@ -156,6 +159,7 @@ export async function sendPrivateJsonText(reply: FastifyReply, text: JsonText): 
  * conditional-GET hook tags it), else streamed, untagged, as it is made.
  */
 export async function sendJsonText(reply: FastifyReply, text: JsonText): Promise<FastifyReply> {
+  if (typeof text !== 'string') await reply.server.answerSlots.hold(reply);
   const built = await wholeOrStream(text);
   reply.header('content-type', 'application/json; charset=utf-8');
   return reply.send('whole' in built ? built.whole : Readable.from(built.stream, CHUNK_AT_A_TIME));

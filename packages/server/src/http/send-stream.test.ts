@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Fastify from 'fastify';
+import { createAnswerSlots, defaultAnswerSlots } from './answer-slots.ts';
 import { createResponseCache } from './response-cache.ts';
 import { sendJsonStream } from './send-json.ts';
 
@@ -25,6 +26,7 @@ test('concurrent misses of one streamed answer: each reader gets it whole, one c
     yield ',"b"]';
   }
   const app = Fastify();
+  app.decorate('answerSlots', createAnswerSlots(defaultAnswerSlots()));
   app.get('/big', (request, reply) => sendJsonStream(request, reply, cache, 'big:1', chunks));
   try {
     const answers = await Promise.all([app.inject('/big'), app.inject('/big')]);

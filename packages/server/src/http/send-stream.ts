@@ -19,6 +19,9 @@ const MAX_CACHED_STREAM_BYTES = 32 * 1024 * 1024;
 // answer (a sitemap asked for by many readers at once after a change) would otherwise each hold
 // a copy of it; the first one collects, the others only send.
 const collecting = new Set<string>();
+// Bytes all streams together hold for the cache: each stream's own bound, times every stream at
+// once, would be more than a heap.
+let collectedBytes = 0;
 
 /** Where a streamed answer is kept for the next request, and until when. */
 export interface StreamKeeping {
@@ -62,21 +65,35 @@ export function streamJson(
     // time; marked here, where `finally` is sure to run once the body is read at all.
     const collector = key !== undefined && !collecting.has(key);
     if (collector) collecting.add(key);
-    const keepUpTo = collector
+    let keepUpTo = collector
       ? Math.min(keeping.keepUpTo ?? MAX_CACHED_STREAM_BYTES, MAX_CACHED_STREAM_BYTES, cache.maxBytes)
       : -1;
+    let held = 0;
+    const letGo = () => {
+      collectedBytes -= held;
+      held = 0;
+      collected.length = 0;
+    };
     try {
       for await (const chunk of chunks) {
         // Once past what the cache takes, the rest is not even measured.
         if (size <= keepUpTo) {
-          size += Buffer.byteLength(chunk, 'utf8');
-          if (size <= keepUpTo) collected.push(chunk);
-          else collected.length = 0;
+          const bytes = Buffer.byteLength(chunk, 'utf8');
+          size += bytes;
+          if (size > keepUpTo || collectedBytes + bytes > MAX_CACHED_STREAM_BYTES) {
+            keepUpTo = -1;
+            letGo();
+          } else {
+            collected.push(chunk);
+            held += bytes;
+            collectedBytes += bytes;
+          }
         }
         yield chunk;
       }
       if (size <= keepUpTo) cache.put(key, collected.join(''), etag, expiresAt);
     } finally {
+      letGo();
       if (collector) collecting.delete(key);
     }
   }
@@ -93,16 +110,18 @@ export function streamJson(
  * cached, with a tag of its own. The tag is derived from `key` (which holds the content version),
  * since it goes before the body, and marked as a preview's so it never validates a content answer.
  */
-export function sendPrivateJsonStream(
+export async function sendPrivateJsonStream(
   request: FastifyRequest,
   reply: FastifyReply,
   key: string,
   chunks: () => AsyncIterable<string>,
-): FastifyReply {
+): Promise<FastifyReply> {
   const etag = strongTag(`preview\n${key}`);
+  const unchanged = matchesIfNoneMatch(request.headers['if-none-match'], etag);
+  if (!unchanged) await reply.server.answerSlots.hold(reply);
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('cache-control', PRIVATE_NO_STORE);
   reply.header('etag', etag);
-  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.send('');
+  if (unchanged) return reply.send('');
   return reply.send(Readable.from(chunks(), CHUNK_AT_A_TIME));
 }

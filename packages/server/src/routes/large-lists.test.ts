@@ -72,6 +72,42 @@ async function callJson(port: number, method: string, path: string, token: strin
   };
 }
 
+// How long a request waits for an answer to be made (`http/answer-slots.ts`).
+const PATIENCE_MS = 10_000;
+
+/**
+ * A GET whose answer is left unread for `waitMs`, then read to its end: whether it was a whole
+ * JSON answer (only its ends are kept, the answers are tens of megabytes), its first bytes and
+ * its `Retry-After`.
+ */
+function readLater(port: number, path: string, token: string, waitMs: number) {
+  return new Promise<{ status: number; whole: boolean; head: string; retryAfter: string | undefined }>(
+    (resolve, reject) => {
+      const headers = { authorization: `Bearer ${token}` };
+      const request = http.get({ port, host: '127.0.0.1', path, headers, agent: false }, (response) => {
+        response.pause();
+        setTimeout(() => response.resume(), waitMs);
+        let head = '';
+        let tail = '';
+        response.on('data', (chunk: Buffer) => {
+          if (head.length < 64) head += chunk.subarray(0, 64).toString('latin1');
+          tail = (tail + chunk.subarray(-8).toString('latin1')).slice(-8);
+        });
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode!,
+            whole: response.complete && head.startsWith('{"success":true,') && tail.endsWith('}'),
+            head,
+            retryAfter: response.headers['retry-after'],
+          }),
+        );
+        response.on('error', reject);
+      });
+      request.on('error', reject);
+    },
+  );
+}
+
 /** What the test reads of a listed article, in any of the lists. */
 interface Listed {
   title: string;
@@ -81,7 +117,7 @@ interface Listed {
 
 for (const dialect of DIALECTS) {
   describe(`lists of large articles [${dialect}]`, () => {
-    test('a small heap serves every list of 1 MiB articles, and publishes and rewrites them all', async () => {
+    test('a small heap serves every list of 1 MiB articles, to many readers at once, and publishes and rewrites them all', async () => {
       const database = await createTestDatabase(dialect);
       const env = { FOLIO_ADMIN_TOKEN: ADMIN, FOLIO_DEMO: 'false', ...databaseEnv(database) };
       let server: ServerProcess | undefined;
@@ -152,6 +188,26 @@ for (const dialect of DIALECTS) {
         assert.equal(listPage.status, 200);
         assert.equal(listPage.text.match(/<tr>/g)?.length, ARTICLES + 1);
 
+        // Many readers at once, each asking for a page of its own (a `limit` each) and reading
+        // none of it for a while. Each answer made holds megabytes until it is read; before
+        // answers were bounded, this took the server past its heap.
+        const readers = await Promise.all(
+          Array.from({ length: ARTICLES }, (_, i) =>
+            readLater(port, `${content}?limit=${100 - i}`, contentKey, PATIENCE_MS + 2_000),
+          ),
+        );
+        for (const reader of readers) {
+          if (reader.status === 200) assert.equal(reader.whole, true, 'a 200 that is not a whole answer');
+          else {
+            assert.equal(reader.status, 503);
+            assert.match(reader.head, /^\{"success":false,"error":\{"code":"unavailable"/);
+            assert.equal(reader.retryAfter, '1');
+          }
+        }
+        const served = readers.filter((reader) => reader.status === 200).length;
+        assert.ok(served > 0 && served < ARTICLES, `${served} of ${ARTICLES} readers were served`);
+        assert.equal((await callJson(port, 'GET', `${content}?limit=7`, contentKey)).status, 200);
+
         // Writes that read many of them at once: drafts published on schedule, all due together,
         // then a settings change that rewrites every article's served JSON.
         const dueAt = new Date(Date.now() + 2_000).toISOString();
@@ -176,9 +232,9 @@ for (const dialect of DIALECTS) {
         });
         assert.equal(settings.status, 200, JSON.stringify(settings.body));
         const bySlug = await callJson(port, 'GET', `${content}/by-slug/large-${ARTICLES - 1}`, contentKey);
-        const served = bySlug.body!.data as { title: string; seo: { jsonLd: { url: string } } };
-        assert.equal(served.title, `Draft ${ARTICLES - 1}`);
-        assert.match(served.seo.jsonLd.url, /^https:\/\/large\.example\//);
+        const article = bySlug.body!.data as { title: string; seo: { jsonLd: { url: string } } };
+        assert.equal(article.title, `Draft ${ARTICLES - 1}`);
+        assert.match(article.seo.jsonLd.url, /^https:\/\/large\.example\//);
 
         assert.equal(server.child.exitCode, null, server.output());
         assert.equal(await stop(server), 0, server.output());

@@ -6,6 +6,7 @@ import type { ChangeFeed } from '../db/change-feed.ts';
 import type { DialectName } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import type { Database } from '../db/tables.ts';
+import type { AnswerSlotsOptions } from '../http/answer-slots.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { RateLimits } from '../http/rate-limits.ts';
 import { resolveAdminCredential } from '../services/admin-auth.ts';
@@ -85,6 +86,8 @@ export interface TestAppOptions {
   changesRetentionMs?: number;
   /** FOLIO_WEBHOOK_RETENTION in milliseconds; the server's default when not given. */
   webhookRetentionMs?: number;
+  /** Answers made at once; by default from the heap, as a server's. */
+  answerSlots?: AnswerSlotsOptions;
 }
 
 /** A short retry schedule; with `random` fixed at 0 there is no jitter in tests. */
@@ -136,6 +139,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     ...(options.trustProxy ? { trustProxy: true } : {}),
     ...(options.changesRetentionMs === undefined ? {} : { changesRetentionMs: options.changesRetentionMs }),
     ...(options.webhookRetentionMs === undefined ? {} : { webhookRetentionMs: options.webhookRetentionMs }),
+    ...(options.answerSlots ? { answerSlots: options.answerSlots } : {}),
   });
   let origin: Promise<string> | undefined;
 

@@ -1,0 +1,111 @@
+import v8 from 'node:v8';
+import type { FastifyReply } from 'fastify';
+import { AppError } from '../errors.ts';
+
+/**
+ * How many answers a server makes at once. An answer read from the database holds, while it is
+ * made and sent, a run of articles, the text made of it, a chunk the reader has not taken yet
+ * and what is kept for the response cache: megabytes for a page of large articles. Each page
+ * size is a page of its own, so one key holder asking for many at once, read slowly, took a
+ * server past its heap. Each answer made takes a slot from before its first read until its
+ * last byte went to the socket or its reader left; past the slots, requests wait their turn,
+ * and one that waited `patienceMs` is answered 503 with `Retry-After`. Answers that are ready
+ * (the response cache, the fast path) take none.
+ */
+export interface AnswerSlots {
+  /**
+   * Resolves once this reply holds a slot, at once if it already does; throws `unavailable` when
+   * none came free in time. The slot is given back when the reply closes.
+   */
+  hold(reply: FastifyReply): Promise<void>;
+  /** Slots held now and requests waiting for one. */
+  use(): { held: number; waiting: number };
+}
+
+export interface AnswerSlotsOptions {
+  slots: number;
+  patienceMs: number;
+}
+
+// The heap one answer may take at its largest: a run of stored articles (`RUN_BYTES`) and the
+// text made of it, a preview's run parsed, a chunk in the socket and one ready behind it, the
+// first megabyte held to tell a whole answer from a stream, and up to 8 MiB kept for the cache.
+const HEAP_PER_SLOT = 32 * 1024 * 1024;
+// Fewer would queue ordinary cache misses behind each other on a small heap; more than this
+// many answers at once gain nothing on the cores a server has and only add to its memory.
+const MIN_SLOTS = 4;
+const MAX_SLOTS = 64;
+// Long enough to ride out a burst of misses after a publish, well under a proxy's read timeout.
+const PATIENCE_MS = 10_000;
+const RETRY_AFTER_SECONDS = 1;
+
+/** The slots for this process's heap limit (`--max-old-space-size`). */
+export function defaultAnswerSlots(heapLimit = v8.getHeapStatistics().heap_size_limit): AnswerSlotsOptions {
+  const slots = Math.min(MAX_SLOTS, Math.max(MIN_SLOTS, Math.floor(heapLimit / HEAP_PER_SLOT)));
+  return { slots, patienceMs: PATIENCE_MS };
+}
+
+export function createAnswerSlots(options: AnswerSlotsOptions): AnswerSlots {
+  let held = 0;
+  // Waiters in arrival order; a slot given back goes to the first, without being counted free.
+  const waiting: Array<() => void> = [];
+  const holders = new WeakSet<FastifyReply>();
+
+  function giveBack(): void {
+    const next = waiting.shift();
+    if (next) next();
+    else held--;
+  }
+
+  return {
+    use: () => ({ held, waiting: waiting.length }),
+    async hold(reply) {
+      if (holders.has(reply)) return;
+      // Gone already: its close, which gives a slot back, will not come again.
+      if (reply.raw.closed) throw readerLeft();
+      holders.add(reply);
+      let holding = false;
+      let leave: (() => void) | undefined;
+      // Listened for before any wait: a reader that leaves in line gives up its place, one that
+      // leaves while its answer is made or sent gives back the slot.
+      reply.raw.once('close', () => {
+        if (holding) giveBack();
+        else leave?.();
+      });
+      if (held < options.slots) {
+        held++;
+        holding = true;
+        return;
+      }
+      await new Promise<void>((resolve, reject) => {
+        const turn = () => {
+          clearTimeout(timer);
+          holding = true;
+          resolve();
+        };
+        const drop = (error: AppError) => {
+          clearTimeout(timer);
+          const at = waiting.indexOf(turn);
+          if (at >= 0) waiting.splice(at, 1);
+          reject(error);
+        };
+        const timer = setTimeout(() => drop(busy()), options.patienceMs);
+        leave = () => drop(readerLeft());
+        waiting.push(turn);
+      });
+    },
+  };
+}
+
+function readerLeft(): AppError {
+  return new AppError('unavailable', 'The reader left before its answer was made.');
+}
+
+function busy(): AppError {
+  return new AppError(
+    'unavailable',
+    'The server is making as many answers as it can at once; retry shortly.',
+    undefined,
+    { retryAfterSeconds: RETRY_AFTER_SECONDS },
+  );
+}

@@ -11,7 +11,7 @@ import { discardDraft } from '../services/drafts.ts';
 import { createPreviewLink } from '../services/preview-links.ts';
 import { getProject } from '../services/projects.ts';
 import { scheduleArticle } from '../services/schedules.ts';
-import { type FormTarget, formBody, pageNumber, refuseForm, runAction, sendHtml, sessionOf } from './http.ts';
+import { type FormTarget, formBody, readPage, refuseForm, runAction, sendHtml, sessionOf } from './http.ts';
 import { articlePage, previewLinkPage } from './pages/article.ts';
 import { articlesPage } from './pages/articles.ts';
 import { projectPath } from './pages/layout.ts';
@@ -40,14 +40,9 @@ export function articleRoutes({ deps, baseUrl }: ArticleRoutesOptions): FastifyP
         const { session, flash } = sessionOf(request);
         const project = await getProject(deps, request.params.projectId);
         const search = String(request.query.q ?? '').slice(0, SEARCH_MAX);
-        const page = pageNumber(request.query.page);
-        const query = { limit: PAGE_SIZE, titleSearch: search };
-        let list = await listArticleSummaries(deps, project.id, { ...query, page });
-        // A page past the end (its last article deleted, a stale link) shows the last page, in
-        // place rather than by redirect, so the action's message is not consumed on the way.
-        const last = list.pagination.totalPages;
-        if (page > last && last > 0)
-          list = await listArticleSummaries(deps, project.id, { ...query, page: last });
+        const list = await readPage(request.query.page, (page) =>
+          listArticleSummaries(deps, project.id, { page, limit: PAGE_SIZE, titleSearch: search }),
+        );
         const context = { csrfToken: session.csrfToken, flash };
         return sendHtml(reply, articlesPage(context, { project, baseUrl, list, search }));
       },

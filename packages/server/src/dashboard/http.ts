@@ -1,3 +1,4 @@
+import type { Pagination } from '@folio/schema';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { AdminCredential } from '../services/admin-auth.ts';
@@ -107,6 +108,21 @@ export function formBody(request: FastifyRequest): FormBody {
 /** A `?page=` value as a page number: 1 for anything that is not one, bounded above. */
 export function pageNumber(raw: unknown): number {
   return Math.max(1, Math.min(1_000_000, Number.parseInt(String(raw ?? '1'), 10) || 1));
+}
+
+/**
+ * The page of a list that a `?page=` value asks for. A page past the end (its last row deleted,
+ * a stale link) shows the last page, in place rather than by redirect, so an action's message is
+ * not consumed on the way.
+ */
+export async function readPage<List extends { pagination: Pagination }>(
+  raw: unknown,
+  read: (page: number) => Promise<List>,
+): Promise<List> {
+  const page = pageNumber(raw);
+  const list = await read(page);
+  const last = list.pagination.totalPages;
+  return page > last && last > 0 ? read(last) : list;
 }
 
 export function sendHtml(reply: FastifyReply, page: string, status = 200): FastifyReply {

@@ -15,7 +15,7 @@ import {
   sendTestEvent,
   setWebhookUrl,
 } from '../services/webhooks.ts';
-import { formBody, pageNumber, runAction, sendHtml, sessionOf } from './http.ts';
+import { formBody, pageNumber, readPage, runAction, sendHtml, sessionOf } from './http.ts';
 import { deliveryPage } from './pages/delivery.ts';
 import { deliveryLog, logLink } from './pages/delivery-log.ts';
 import { projectPath } from './pages/layout.ts';
@@ -37,14 +37,8 @@ export interface ProjectRoutesOptions {
 /** Projects, a project's Delivery page with its cards' forms, and its Settings page. */
 export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions): FastifyPluginAsync {
   /** A page of the delivery log; past the end (a stale link, a pruned log), the last page. */
-  const readLog = async (projectId: string, raw: unknown) => {
-    const page = pageNumber(raw);
-    const log = await listLoggedDeliveries(deps, projectId, { page, limit: LOG_SIZE });
-    const last = log.pagination.totalPages;
-    return page > last && last > 0
-      ? listLoggedDeliveries(deps, projectId, { page: last, limit: LOG_SIZE })
-      : log;
-  };
+  const readLog = (projectId: string, raw: unknown) =>
+    readPage(raw, (page) => listLoggedDeliveries(deps, projectId, { page, limit: LOG_SIZE }));
   return async (app) => {
     app.get('/', async (request, reply) => {
       const { session, flash } = sessionOf(request);

@@ -1,9 +1,10 @@
-import type { NewProject, Project, ProjectPatch } from '@folio/schema';
+import type { NewProject, Pagination, Project, ProjectPatch } from '@folio/schema';
 import type { ProjectRow, ProjectUpdate } from '../db/tables.ts';
 import { AppError, notFound } from '../errors.ts';
 import * as store from '../store/projects.ts';
 import { type ServiceDeps, transact } from './deps.ts';
 import { isoTime } from './iso-time.ts';
+import { type PageQuery, paginate } from './pagination.ts';
 import { finishRewrite, rewriteNext } from './served-articles.ts';
 import { generateId } from './tokens.ts';
 
@@ -32,6 +33,18 @@ export async function createProject(deps: ServiceDeps, input: NewProject): Promi
 
 export async function listProjects(deps: ServiceDeps): Promise<Project[]> {
   return (await store.listProjects(deps.db)).map(toProject);
+}
+
+/** A page of `listProjects`: reads that page's rows and a count, never the whole table. */
+export async function listProjectsPage(
+  deps: ServiceDeps,
+  query: PageQuery,
+): Promise<{ data: Project[]; pagination: Pagination }> {
+  const total = await store.countProjects(deps.db);
+  const { pagination, offset } = paginate(query, total);
+  const page = { limit: pagination.limit, offset };
+  const rows = offset < total ? await store.listProjectsPage(deps.db, page) : [];
+  return { data: rows.map(toProject), pagination };
 }
 
 /** The project row, or `404 not_found`. */

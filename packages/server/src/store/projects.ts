@@ -10,7 +10,20 @@ export async function findProject(db: Kysely<Database>, id: string): Promise<Pro
 }
 
 export async function listProjects(db: Kysely<Database>): Promise<ProjectRow[]> {
-  return db.selectFrom('projects').selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  return inListOrder(db).execute();
+}
+
+/** One page of `listProjects`, for a list too long to read whole (the dashboard's). */
+export async function listProjectsPage(
+  db: Kysely<Database>,
+  page: { limit: number; offset: number },
+): Promise<ProjectRow[]> {
+  return inListOrder(db).limit(page.limit).offset(page.offset).execute();
+}
+
+// Oldest first, the id breaking ties: the whole list and its pages must agree on one order.
+function inListOrder(db: Kysely<Database>) {
+  return db.selectFrom('projects').selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc');
 }
 
 export async function countProjects(db: Kysely<Database>): Promise<number> {

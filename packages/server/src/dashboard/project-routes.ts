@@ -4,7 +4,7 @@ import { HOUR_MS, type LastHour } from '../http/metrics-history.ts';
 import { listArticleSummaries } from '../services/articles.ts';
 import { createContentKey, listContentKeys, revokeContentKey } from '../services/content-keys.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { createProject, getProject, listProjects, updateProject } from '../services/projects.ts';
+import { createProject, getProject, listProjectsPage, updateProject } from '../services/projects.ts';
 import {
   countRecentDeliveries,
   getWebhook,
@@ -19,13 +19,15 @@ import { formBody, pageNumber, readPage, runAction, sendHtml, sessionOf } from '
 import { deliveryPage } from './pages/delivery.ts';
 import { deliveryLog, logLink } from './pages/delivery-log.ts';
 import { projectPath } from './pages/layout.ts';
-import { projectsPage } from './pages/projects.ts';
+import { projectsLink, projectsPage } from './pages/projects.ts';
 import { PREVIEW_URL_LABELS, SITE_LABELS, settingsPage } from './pages/settings.ts';
 
 type ProjectParams = { projectId: string };
 // Each form's labels, which its refusals use in place of the API's field names.
 const CREATE_LABELS = { name: 'Name', ...SITE_LABELS };
 const LOG_SIZE = 20;
+// As many as the Articles page shows.
+const PROJECTS_PAGE_SIZE = 50;
 
 export interface ProjectRoutesOptions {
   deps: ServiceDeps;
@@ -40,9 +42,12 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
   const readLog = (projectId: string, raw: unknown) =>
     readPage(raw, (page) => listLoggedDeliveries(deps, projectId, { page, limit: LOG_SIZE }));
   return async (app) => {
-    app.get('/', async (request, reply) => {
+    app.get<{ Querystring: { page?: string } }>('/', async (request, reply) => {
       const { session, flash } = sessionOf(request);
-      return sendHtml(reply, projectsPage({ csrfToken: session.csrfToken, flash }, await listProjects(deps)));
+      const list = await readPage(request.query.page, (page) =>
+        listProjectsPage(deps, { page, limit: PROJECTS_PAGE_SIZE }),
+      );
+      return sendHtml(reply, projectsPage({ csrfToken: session.csrfToken, flash }, list));
     });
 
     app.post('/projects', async (request, reply) =>
@@ -69,7 +74,12 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
         deps,
         request,
         reply,
-        { form: `rename-${projectId}`, back: '/dashboard', labels: { name: 'New name' } },
+        // Back to the page of the list the form was on, where its outcome is shown.
+        {
+          form: `rename-${projectId}`,
+          back: projectsLink(pageNumber(formBody(request).page)),
+          labels: { name: 'New name' },
+        },
         async () => {
           const name = requireText(formBody(request).name ?? '', 'name');
           const project = await updateProject(deps, projectId, { name });

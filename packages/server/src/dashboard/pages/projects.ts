@@ -1,5 +1,5 @@
 import { html } from '@folio/client';
-import type { Project } from '@folio/schema';
+import type { Pagination, Project } from '@folio/schema';
 import {
   csrfField,
   fieldError,
@@ -7,14 +7,26 @@ import {
   formMessage,
   layout,
   type PageContext,
+  pager,
   projectPath,
   timeTag,
   typed,
 } from './layout.ts';
 
-/** All projects, with a rename form each, and the form that creates one. */
-export function projectsPage(context: PageContext, projects: Project[]): string {
+/** The Projects page showing page `page` of the list. */
+export function projectsLink(page: number): string {
+  return page > 1 ? `/dashboard?page=${page}` : '/dashboard';
+}
+
+/** A page of the projects, with a rename form each and paging, and the form that creates one. */
+export function projectsPage(
+  context: PageContext,
+  { data: projects, pagination }: { data: Project[]; pagination: Pagination },
+): string {
   const { flash, csrfToken } = context;
+  // A rename returns to the page it was made on; the first page is the default.
+  const onPage =
+    pagination.page > 1 ? html`<input type="hidden" name="page" value="${pagination.page}">` : '';
   const rows = projects.map((project) => {
     const form = `rename-${project.id}`;
     const path = projectPath(project.id);
@@ -25,7 +37,7 @@ export function projectsPage(context: PageContext, projects: Project[]): string 
     <p><a href="${path}">Delivery</a> · <a href="${path}/articles">Articles</a> · <a href="${path}/settings">Settings</a></p>
   </div>
   <form method="post" action="${path}/rename" class="inline">
-    ${csrfField(csrfToken)}
+    ${csrfField(csrfToken)}${onPage}
     <label for="${form}-name">New name for ${project.name}</label>
     <input id="${form}-name" name="name" required maxlength="200" value="${typed(flash, form, 'name', project.name)}"${fieldState(flash, form, 'name')}>
     <button type="submit" class="button secondary">Rename<span class="sr-only"> “${project.name}”</span></button>
@@ -35,12 +47,13 @@ export function projectsPage(context: PageContext, projects: Project[]): string 
 </li>`;
   });
   return layout({
-    title: 'Projects',
+    title: pagination.page > 1 ? `Projects · Page ${pagination.page}` : 'Projects',
     context,
     body: html`<h1>Projects</h1>
 <section class="card" aria-labelledby="list-title">
   <h2 id="list-title">Your projects</h2>
   ${projects.length === 0 ? html`<p>No projects yet. Create the first one below.</p>` : html`<ul class="projects">${rows}</ul>`}
+  ${pager(pagination, projectsLink, { label: 'Pages', words: ['Previous', 'Next'] })}
 </section>
 <section class="card" aria-labelledby="create-title">
   <h2 id="create-title">Create a project</h2>

@@ -81,6 +81,8 @@ export interface ArticlesTable {
   preview_seq: Generated<number | null>;
 }
 export type ArticleRow = Selectable<ArticlesTable>;
+/** An article read without its served JSON, for a path that makes something else of it. */
+export type UnservedArticleRow = Omit<ArticleRow, 'served'>;
 export type NewArticleRow = Insertable<ArticlesTable>;
 export type ArticleUpdate = Updateable<ArticlesTable>;
 

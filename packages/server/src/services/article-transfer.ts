@@ -151,7 +151,10 @@ export async function* exportArticles(deps: ServiceDeps, projectId: string): Asy
 
 // Only the times that are set, so an article without a schedule exports as it did before
 // schedules existed, and a line without them keeps the schedule an article already has.
-function exportedSchedule(row: ArticleRow): { publishAt?: string; unpublishAt?: string } {
+function exportedSchedule(row: Pick<ArticleRow, 'publish_at' | 'unpublish_at'>): {
+  publishAt?: string;
+  unpublishAt?: string;
+} {
   return {
     ...(row.publish_at === null ? {} : { publishAt: isoTime(row.publish_at) }),
     ...(row.unpublish_at === null ? {} : { unpublishAt: isoTime(row.unpublish_at) }),

@@ -9,7 +9,7 @@ import type {
   SeoInput,
   SitemapEntry,
 } from '@folio/schema';
-import type { ArticleRow, ProjectRow } from '../db/tables.ts';
+import type { ArticleRow, ProjectRow, UnservedArticleRow } from '../db/tables.ts';
 import type { RelatedRow, SitemapRow } from '../store/articles.ts';
 import { isoTime } from './iso-time.ts';
 
@@ -76,7 +76,7 @@ export function sitemapEntryWriter(
 }
 
 /** An article as the management API shows it: what was ingested, and its state. */
-export function toAdminArticle(row: ArticleRow): AdminArticle {
+export function toAdminArticle(row: UnservedArticleRow): AdminArticle {
   return JSON.parse(adminArticleJson(row)) as AdminArticle;
 }
 
@@ -85,7 +85,7 @@ export function toAdminArticle(row: ArticleRow): AdminArticle {
  * (ingest validated them) rather than parsed and serialized again: a list of large articles is
  * written without holding their blocks as objects.
  */
-export function adminArticleJson(row: ArticleRow): string {
+export function adminArticleJson(row: UnservedArticleRow): string {
   const draft = draftOf(row);
   const draftJson = draft
     ? `{"slug":${JSON.stringify(draft.slug)},"title":${JSON.stringify(draft.title)},"blocks":${draft.blocks},"seo":${draft.seo},"related":${draft.related},"updatedAt":${timeJson(draft.updatedAt)}}`
@@ -118,13 +118,13 @@ export function draftOf(
 }
 
 /** Where the article stands in the preview perspective. */
-export function articleStatus(row: ArticleRow): ArticleStatus {
+export function articleStatus(row: Pick<ArticleRow, 'published' | 'draft'>): ArticleStatus {
   if (row.published !== 1) return 'unpublished';
   return row.draft === null ? 'published' : 'changed';
 }
 
 /** The article as the preview perspective shows it: its draft's content when it has one. */
-export function previewRow(row: ArticleRow): ArticleRow {
+export function previewRow<Row extends UnservedArticleRow>(row: Row): Row {
   const draft = draftOf(row);
   if (!draft) return row;
   const { updatedAt, ...content } = draft;
@@ -132,7 +132,7 @@ export function previewRow(row: ArticleRow): ArticleRow {
 }
 
 /** An article in the preview perspective, as a preview key's list shows it. */
-export function toPreviewArticle(row: ArticleRow, site: SiteSettings): PreviewListItem {
+export function toPreviewArticle(row: UnservedArticleRow, site: SiteSettings): PreviewListItem {
   const shown = previewRow(row);
   return {
     ...toServedArticle(shown, site),

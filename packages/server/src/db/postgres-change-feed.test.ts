@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
+import { startTcpProxy } from '../test/tcp-proxy.ts';
 import { trusted } from '../test/test-app.ts';
 import type { ChangeFeed } from './change-feed.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -260,6 +261,56 @@ describe('the PostgreSQL change feed', { skip: !DIALECTS.includes('postgres') },
     await writer.settle();
     await pooled.settle();
     assert.equal(pooled.known(), undefined, 'it reads the change token instead of trusting its own');
+  });
+
+  test('the listening connection runs one query at a time, even while the database does not answer', async () => {
+    // pg queues a query sent while another runs only with a deprecation warning, and pg@9 drops it.
+    const target = new URL(url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    opened.push(proxy);
+    const proxied = new URL(url);
+    proxied.host = `127.0.0.1:${proxy.port}`;
+    const overlaps: string[] = [];
+    const running = new Map<pg.Client, number>();
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const listening =
+        (this as unknown as { connectionParameters: { application_name?: string } }).connectionParameters
+          .application_name === 'folio-change-feed';
+      if (!listening) return (query as (...a: unknown[]) => unknown).apply(this, args);
+      const before = running.get(this) ?? 0;
+      if (before > 0) overlaps.push(String((args[0] as { text?: string }).text ?? args[0]).slice(0, 60));
+      running.set(this, before + 1);
+      const result = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+      return result.finally(() => running.set(this, (running.get(this) ?? 1) - 1));
+    } as typeof query;
+    try {
+      const { pool } = connectPostgres(url, 2);
+      opened.push({ close: () => pool.end() });
+      const feed = await followPostgres({
+        connectionString: proxied.href,
+        pool,
+        serving: true,
+        leaseMs: LEASE_MS,
+      });
+      opened.push(feed);
+      await trusted(feed);
+      // Barriers to acknowledge while the lease is renewed.
+      const ear = await eavesdrop();
+      for (let i = 0; i < 20; i++) {
+        await ear.client.query('select pg_notify($1, $2)', [ear.channel, `b test-writer ${i}`]);
+        await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 20));
+      }
+      proxy.freeze();
+      await eventually(() => feed.known() === undefined, 'trust ends while frozen');
+      // Renewals come due several times over while the one sent is not answered.
+      await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
+      proxy.restore();
+      await trusted(feed);
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    assert.deepEqual(overlaps, []);
   });
 
   test('a closed process gives up its lease, so writers stop waiting for it', async () => {

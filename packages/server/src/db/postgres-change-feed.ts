@@ -64,7 +64,7 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
   let serving = options.serving;
   let heard: (() => void) | undefined;
   let channel = '';
-  let listener: pg.Client | undefined;
+  let listener: Listener | undefined;
   let closing = false;
   let reconnectTimer: NodeJS.Timeout | undefined;
 
@@ -130,14 +130,18 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
   }
 
   async function renew(): Promise<void> {
-    const client = listener;
-    if (!client || closing || !serving) return;
+    const current = listener;
+    // A renewal still on its way (a slow or frozen database): another would only queue behind it.
+    if (!current || closing || !serving || current.renewing) return;
+    current.renewing = true;
     const ping = lease.renewing();
     try {
-      await client.query(RENEW_LEASE_SQL, [id, leaseMs, channel, pingMessage(id, ping)]);
+      await current.query(RENEW_LEASE_SQL, [id, leaseMs, channel, pingMessage(id, ping)]);
     } catch (error) {
       lease.failed(ping);
-      if (listener === client) warn(`change feed: renewing the lease failed: ${(error as Error).message}`);
+      if (listener === current) warn(`change feed: renewing the lease failed: ${(error as Error).message}`);
+    } finally {
+      current.renewing = false;
     }
   }
 
@@ -151,6 +155,7 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
     client.on('notification', (message) => receive(message.payload ?? ''));
     client.on('end', () => lost(client));
     await client.connect();
+    // Until it becomes the listener, nothing else queries it: these run one after another.
     try {
       const { rows } = await client.query<{ schema: string }>('select current_schema() as schema');
       channel = `folio:${rows[0]!.schema}`;
@@ -168,7 +173,7 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
       await client.end().catch(() => {});
       throw error;
     }
-    listener = client;
+    listener = { client, query: inTurn(client), renewing: false };
     // Commits before the LISTEN took effect were never notified here.
     moved();
     if (serving) void renew();
@@ -195,7 +200,7 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
   }
 
   function lost(client: pg.Client): void {
-    if (listener !== client) return;
+    if (listener?.client !== client) return;
     listener = undefined;
     lease.end();
     moved();
@@ -232,14 +237,38 @@ export async function followPostgres(options: PostgresChangeFeedOptions): Promis
       lease.end();
       clearInterval(renewTimer);
       clearTimeout(reconnectTimer);
-      const client = listener;
+      const current = listener;
       listener = undefined;
-      if (!client) return;
+      if (!current) return;
       if (serving) {
         // Writers stop waiting for this process at once.
-        await client.query('delete from folio_instances where id = $1', [id]).catch(() => {});
+        await current.query('delete from folio_instances where id = $1', [id]).catch(() => {});
       }
-      await client.end().catch(() => {});
+      await current.client.end().catch(() => {});
     },
+  };
+}
+
+/** The listening connection, and its queries in turn. */
+interface Listener {
+  client: pg.Client;
+  query: InTurn;
+  /** Whether a lease renewal is on its way. */
+  renewing: boolean;
+}
+
+type InTurn = (text: string, values: unknown[]) => Promise<pg.QueryResult>;
+
+/**
+ * Queries on `client` one after another. The acknowledgements and the lease renewals are sent
+ * whenever they come up; pg queues a query sent while another runs only with a deprecation
+ * warning (pg@9 drops it). Notifications come in whatever runs, so nothing here delays them.
+ */
+function inTurn(client: pg.Client): InTurn {
+  let last: Promise<unknown> = Promise.resolve();
+  return (text, values) => {
+    const result = last.then(() => client.query(text, values));
+    last = result.catch(() => {});
+    return result;
   };
 }

@@ -56,9 +56,7 @@ export async function openRuntime(config: Config, serving: boolean): Promise<Run
   // A schedule's events wake the dispatcher as a request's do.
   const scheduler = createScheduler(
     { db: database.db, now: Date.now, webhooks, onCommit: () => dispatcher.wake() },
-    {
-      onError: (error) => logger.warn({ err: error }, 'applying a publishing schedule failed; it is retried'),
-    },
+    { logger: logger.child({ component: 'scheduler' }) },
   );
   return { logger, metrics, database, changeFeed, webhooks, dispatcher, scheduler };
 }

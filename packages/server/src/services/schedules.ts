@@ -1,5 +1,7 @@
 import type { AdminArticle, SchedulePatch } from '@folio/schema';
-import { createFailureStreak } from '../failure-streak.ts';
+import type { Logger } from 'pino';
+import type { ArticleRow } from '../db/tables.ts';
+import { createFailureStreak, type FailureStreak } from '../failure-streak.ts';
 import * as articles from '../store/articles.ts';
 import { inWriteBatch } from '../store/project-lock.ts';
 import { toAdminArticle } from './article-view.ts';
@@ -30,32 +32,51 @@ export async function scheduleArticle(
   });
 }
 
+/** A schedule time that fired: what it did to which article, and how long after its time. */
+export interface AppliedSchedule {
+  articleId: string;
+  action: 'publish' | 'unpublish';
+  lateMs: number;
+}
+
 /**
  * Applies what is due now on articles `ids` of one project, in one transaction: a burst of
  * schedules set for the same minute costs one lock, one write of the project's counter, one commit
  * and (on PostgreSQL) one barrier, not one of each per article. The rows are read again under the project's write lock, so of
  * several processes that found them due, the first applies them and the others find them
- * cleared. Resolves with how many articles changed.
+ * cleared. Resolves with what was applied.
  */
 export async function applyDueSchedules(
   deps: ServiceDeps,
   projectId: string,
   ids: string[],
-): Promise<number> {
+): Promise<AppliedSchedule[]> {
   return transact(deps, (trx) =>
     inWriteBatch(trx, projectId, async (site) => {
-      if (!site) return 0;
+      if (!site) return [];
       const now = deps.now();
       const rows = new Map(
         (await articles.findArticlesByIds(trx, projectId, ids)).map((row) => [row.id, row]),
       );
-      let changed = 0;
+      const applied: AppliedSchedule[] = [];
       for (const row of ids.map((id) => rows.get(id))) {
-        if (row && (await applyDue(trx, site, row, now)) !== row) changed++;
+        if (row && (await applyDue(trx, site, row, now)) !== row) applied.push(...dueActions(row, now));
       }
-      return changed;
+      return applied;
     }),
   );
+}
+
+/** The schedule times of `row` that `applyDue` applies at `now`, in its order. */
+function dueActions(row: ArticleRow, now: number): AppliedSchedule[] {
+  const actions: AppliedSchedule[] = [];
+  if (row.publish_at !== null && row.publish_at <= now) {
+    actions.push({ articleId: row.id, action: 'publish', lateMs: now - row.publish_at });
+  }
+  if (row.unpublish_at !== null && row.unpublish_at <= now) {
+    actions.push({ articleId: row.id, action: 'unpublish', lateMs: now - row.unpublish_at });
+  }
+  return actions;
 }
 
 export interface Scheduler {
@@ -74,13 +95,17 @@ export interface SchedulerOptions {
    */
   lookaheadMs?: number;
   /**
-   * Told when polling starts to fail (the database cannot be reached, say), once until a poll
-   * succeeds again, and of each schedule that could not be applied.
+   * Told of each schedule applied (info); of polls that fail (the database cannot be reached,
+   * say) and of each article whose schedule cannot be applied, once when it starts, now and then
+   * while it lasts, and once when it works again.
    */
-  onError: (error: unknown) => void;
+  logger: Logger;
 }
 
 const LOOKAHEAD_POLLS = 2;
+// A schedule that cannot be applied stays stuck until someone looks: a reminder now and then
+// keeps it in view without a line per retry.
+const STUCK_REMINDER_MS = 10 * 60_000;
 // Schedules read per poll; more wait for the next one, which comes at once.
 const BATCH = 100;
 
@@ -98,27 +123,46 @@ export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): S
   let running: Promise<number> | undefined;
   let queued: Promise<number> | undefined;
   let stopped = false;
-  const polls = createFailureStreak({ failing: (error) => options.onError(error) });
+  const { logger } = options;
+  // Once stopping, a failure is the shutdown's, not the schedule's: the next process applies it.
+  const polls = createFailureStreak({
+    failing: (error, tries) => {
+      if (!stopped)
+        logger.warn({ err: error, tries }, 'polling for due publishing schedules failed; it is retried');
+    },
+    recovered: (tries) => logger.info({ tries }, 'polling for due publishing schedules works again'),
+  });
+  const stuck = createStuckArticles(logger, () => stopped);
 
   /** The due articles of one project; one at a time when the batch fails, so one cannot hold up the rest. */
   async function apply(projectId: string, ids: string[]): Promise<number> {
+    if (stopped) return 0;
+    let applied: AppliedSchedule[];
     try {
-      return await applyDueSchedules(deps, projectId, ids);
+      applied = await applyDueSchedules(deps, projectId, ids);
     } catch (error) {
       if (ids.length === 1) {
         // Left due: the next poll tries again.
-        options.onError(error);
+        stuck.failed(projectId, ids[0]!, error);
         return 0;
       }
-      let applied = 0;
-      for (const id of ids) applied += await apply(projectId, [id]);
-      return applied;
+      let count = 0;
+      for (const id of ids) count += await apply(projectId, [id]);
+      return count;
     }
+    // Committed: each of them is applied, or was no longer due.
+    for (const id of ids) stuck.succeeded(projectId, id);
+    for (const { articleId, action, lateMs } of applied) {
+      logger.info({ projectId, articleId, action, lateMs }, 'publishing schedule applied');
+    }
+    return new Set(applied.map((schedule) => schedule.articleId)).size;
   }
 
   async function poll(): Promise<number> {
     let applied = 0;
+    const seen = new Set<string>();
     for (;;) {
+      if (stopped) return applied;
       const now = deps.now();
       const due = await articles.listSchedulesDueBy(deps.db, now + lookaheadMs, BATCH);
       // An article due to be published and unpublished at once is one entry: applied together.
@@ -130,6 +174,7 @@ export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): S
         }
         const ids = byProject.get(schedule.project_id) ?? new Map();
         byProject.set(schedule.project_id, ids.set(schedule.id, schedule));
+        seen.add(stuckKey(schedule.project_id, schedule.id));
       }
       let appliedNow = 0;
       for (const [projectId, schedules] of byProject) {
@@ -142,6 +187,8 @@ export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): S
         }
       }
       applied += appliedNow;
+      // Every schedule due now was read: one stuck before and no longer due was cleared or deleted.
+      if (due.length < BATCH) stuck.keepOnly(seen);
       // A full batch that was all due: more may be waiting behind it.
       if (due.length < BATCH || appliedNow === 0) return applied;
     }
@@ -200,6 +247,52 @@ export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): S
       if (wake) clearTimeout(wake.timer);
       wake = undefined;
       await (queued ?? running)?.catch(() => {});
+    },
+  };
+}
+
+function stuckKey(projectId: string, articleId: string): string {
+  return `${projectId}/${articleId}`;
+}
+
+/**
+ * The articles whose due schedule fails to apply, each with a failure streak of its own: one
+ * poisoned article logs once when it starts failing and once when it works again, however often
+ * it is retried, and names itself.
+ */
+function createStuckArticles(logger: Logger, stopping: () => boolean) {
+  const streaks = new Map<string, FailureStreak>();
+  return {
+    failed(projectId: string, articleId: string, error: unknown): void {
+      const key = stuckKey(projectId, articleId);
+      let streak = streaks.get(key);
+      if (!streak) {
+        streak = createFailureStreak(
+          {
+            failing: (err, tries) => {
+              if (stopping()) return;
+              logger.error(
+                { err, projectId, articleId, tries },
+                'applying a publishing schedule failed; it is retried',
+              );
+            },
+            recovered: (tries) =>
+              logger.info({ projectId, articleId, tries }, 'applying a publishing schedule works again'),
+          },
+          { remindEveryMs: STUCK_REMINDER_MS },
+        );
+        streaks.set(key, streak);
+      }
+      streak.failed(error);
+    },
+    succeeded(projectId: string, articleId: string): void {
+      const key = stuckKey(projectId, articleId);
+      streaks.get(key)?.succeeded();
+      streaks.delete(key);
+    },
+    /** Forgets the articles not in `due`: their schedule went away without applying. */
+    keepOnly(due: Set<string>): void {
+      for (const key of streaks.keys()) if (!due.has(key)) streaks.delete(key);
     },
   };
 }

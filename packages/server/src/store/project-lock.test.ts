@@ -118,7 +118,11 @@ for (const dialect of DIALECTS) {
       const before = await counters();
       const { db, counter } = countingProjectUpdates(database.db);
       const ids = Array.from({ length: 8 }, (_, i) => `s${i}`);
-      assert.equal(await applyDueSchedules({ db, now: () => NOW + 61_000 }, projectId, ids), 8);
+      const applied = await applyDueSchedules({ db, now: () => NOW + 61_000 }, projectId, ids);
+      assert.deepEqual(
+        applied,
+        ids.map((articleId) => ({ articleId, action: 'publish', lateMs: 1_000 })),
+      );
       assert.equal(counter.updates, 2);
       assert.equal(counter.eventInserts, 1);
       assert.deepEqual(

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { DialectName } from '../../db/connect.ts';
 import { createScheduler, type Scheduler } from '../../services/schedules.ts';
 import { assertInvalidBody, listEvents } from '../../test/assertions.ts';
+import { captureLogs, type LogLine } from '../../test/captured-logs.ts';
 import { DIALECTS } from '../../test/databases.ts';
 import { createTestApp, newArticle, START_TIME, type TestApp } from '../../test/test-app.ts';
 
@@ -33,6 +34,17 @@ async function refuseUpdatesOf(t: TestApp, dialect: DialectName, id: string): Pr
     .execute(t.db);
 }
 
+/** The lines of `lines` with message `msg`, each as its fields named in `fields`. */
+function linesSaying(lines: LogLine[], msg: string, fields: string[]): Array<Record<string, unknown>> {
+  return lines
+    .filter((line) => line.msg === msg)
+    .map((line) => Object.fromEntries(fields.map((field) => [field, line[field]])));
+}
+
+const FAILED = 'applying a publishing schedule failed; it is retried';
+const WORKS_AGAIN = 'applying a publishing schedule works again';
+const APPLIED = 'publishing schedule applied';
+
 async function allowUpdates(t: TestApp, dialect: DialectName): Promise<void> {
   await sql
     .raw(dialect === 'sqlite' ? 'drop trigger refuse' : 'drop trigger refuse on articles')
@@ -45,20 +57,20 @@ for (const dialect of DIALECTS) {
     let projectId: string;
     let key: string;
     let scheduler: Scheduler;
-    const errors: unknown[] = [];
+    let logs: ReturnType<typeof captureLogs>;
     beforeEach(async () => {
       t = await createTestApp(dialect);
       projectId = (await t.createProject()).id;
       key = await t.createKey(projectId);
+      logs = captureLogs();
       // Timers run on the real clock while the test moves its own: only polls apply schedules here.
-      const options = { lookaheadMs: 0, onError: (error: unknown) => errors.push(error) };
-      scheduler = createScheduler({ db: t.db, now: t.clock.now }, options);
-      errors.length = 0;
+      scheduler = createScheduler({ db: t.db, now: t.clock.now }, { lookaheadMs: 0, logger: logs.logger });
     });
     afterEach(async () => {
       await scheduler.stop();
       await t.close();
-      assert.deepEqual(errors, []);
+      const warnings = logs.lines.filter((line) => line.level >= 40);
+      assert.deepEqual(warnings, [], 'nothing went wrong unless the test says so');
     });
 
     const one = (id: string) => `/admin/v1/projects/${projectId}/articles/${id}`;
@@ -90,6 +102,18 @@ for (const dialect of DIALECTS) {
       assert.equal(await served('later'), 200);
       assert.deepEqual(await eventTypes(), ['content.created']);
       assert.equal(await scheduler.runOnce(), 0, 'it applies once');
+    });
+
+    test('each schedule applied is logged with its article, what it did and how late', async () => {
+      await put('a', newArticle({ slug: 'logged' }));
+      await patch('a', { publishAt: iso(START_TIME + HOUR), unpublishAt: iso(START_TIME + HOUR + 500) });
+      t.clock.advance(HOUR + 1_234);
+      assert.equal(await scheduler.runOnce(), 1);
+      const fields = ['level', 'projectId', 'articleId', 'action', 'lateMs'];
+      assert.deepEqual(linesSaying(logs.lines, APPLIED, fields), [
+        { level: 30, projectId, articleId: 'a', action: 'publish', lateMs: 1_234 },
+        { level: 30, projectId, articleId: 'a', action: 'unpublish', lateMs: 734 },
+      ]);
     });
 
     test('unpublishAt unpublishes and fires content.unpublished; both times in one PATCH apply in order', async () => {
@@ -157,19 +181,23 @@ for (const dialect of DIALECTS) {
       assert.equal(replaced.publishAt, iso(START_TIME + HOUR), 'a live PUT without times keeps them');
     });
 
-    test('polls that keep failing (the database gone) are reported once, not once a poll', async () => {
+    test('polls that keep failing (the database gone) are reported once, not once a poll, and when they work again', async () => {
       // Every poll fails as it would with the database gone: the table it reads is not there.
       await sql`alter table articles rename to articles_gone`.execute(t.db);
-      const reported: unknown[] = [];
-      const failing = createScheduler(
-        { db: t.db, now: t.clock.now },
-        { pollMs: 10, onError: (e) => reported.push(e) },
-      );
+      const own = captureLogs();
+      const failing = createScheduler({ db: t.db, now: t.clock.now }, { pollMs: 10, logger: own.logger });
       failing.start();
       await new Promise((resolve) => setTimeout(resolve, 200));
-      await failing.stop();
       await sql`alter table articles_gone rename to articles`.execute(t.db);
-      assert.equal(reported.length, 1, `${reported.length} reports`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await failing.stop();
+      assert.deepEqual(
+        own.lines.map((line) => [line.level, line.msg]),
+        [
+          [40, 'polling for due publishing schedules failed; it is retried'],
+          [30, 'polling for due publishing schedules works again'],
+        ],
+      );
     });
 
     test('schedules due together apply in one transaction per project, each with its event', async () => {
@@ -184,7 +212,7 @@ for (const dialect of DIALECTS) {
       let commits = 0;
       const counted = createScheduler(
         { db: t.db, now: t.clock.now, onCommit: () => commits++ },
-        { lookaheadMs: 0, onError: (error) => errors.push(error) },
+        { lookaheadMs: 0, logger: logs.logger },
       );
       t.clock.advance(HOUR);
       assert.equal(await counted.runOnce(), 13);
@@ -203,14 +231,43 @@ for (const dialect of DIALECTS) {
       await refuseUpdatesOf(t, dialect, 'stuck');
       t.clock.advance(HOUR);
       assert.equal(await scheduler.runOnce(), 2);
-      assert.equal(errors.length, 1, 'the one that failed is reported');
-      errors.length = 0;
       assert.equal(await served('a'), 200);
       assert.equal(await served('z'), 200);
       assert.equal((await get('stuck')).publishAt, iso(START_TIME + HOUR), 'left due, to be tried again');
+      // Retried at every poll, and still in the way of none.
+      await put('later', newArticle({ slug: 'later', publishAt: iso(START_TIME + 2 * HOUR) }));
+      t.clock.advance(HOUR);
+      for (let poll = 0; poll < 5; poll++) await scheduler.runOnce();
+      assert.equal(await served('later'), 200);
+      const failed = logs.lines.filter((line) => line.msg === FAILED);
+      assert.deepEqual(
+        failed.map((line) => [line.level, line.projectId, line.articleId, line.tries]),
+        [[50, projectId, 'stuck', 1]],
+        'reported once, naming the article, however often it is retried',
+      );
+      assert.match(String((failed[0]!.err as { message: string }).message), /refused/);
       await allowUpdates(t, dialect);
       assert.equal(await scheduler.runOnce(), 1);
       assert.equal(await served('stuck'), 200);
+      assert.deepEqual(linesSaying(logs.lines, WORKS_AGAIN, ['projectId', 'articleId', 'tries']), [
+        { projectId, articleId: 'stuck', tries: 6 },
+      ]);
+      assert.deepEqual(
+        linesSaying(logs.lines, APPLIED, ['articleId', 'lateMs']).map((line) => line.articleId),
+        ['a', 'z', 'later', 'stuck'],
+      );
+      logs.lines.length = 0;
+    });
+
+    test('a scheduler that is stopping logs no failure: the schedule is left to the next process', async () => {
+      await put('stuck', newArticle({ slug: 'stuck', publishAt: iso(START_TIME + HOUR) }));
+      await refuseUpdatesOf(t, dialect, 'stuck');
+      t.clock.advance(HOUR);
+      const polling = scheduler.runOnce();
+      await scheduler.stop();
+      assert.equal(await polling, 0);
+      assert.deepEqual(linesSaying(logs.lines, FAILED, []), []);
+      await allowUpdates(t, dialect);
     });
 
     test('a poll asked for while another runs follows it, and sees what came due since', async () => {
@@ -274,10 +331,7 @@ for (const dialect of DIALECTS) {
     if (dialect === 'postgres') {
       test('several schedulers on one database apply each schedule exactly once', async () => {
         const others = [0, 1, 2].map(() =>
-          createScheduler(
-            { db: t.database.connectAgain(), now: t.clock.now },
-            { onError: (e) => errors.push(e) },
-          ),
+          createScheduler({ db: t.database.connectAgain(), now: t.clock.now }, { logger: logs.logger }),
         );
         for (let i = 0; i < 10; i++) {
           await put(`a${i}`, newArticle({ slug: `race-${i}`, publishAt: iso(START_TIME + HOUR) }));

@@ -64,13 +64,17 @@ export async function start(config: Config): Promise<void> {
   // finds no handler ends the process without its shutdown.
   onSignals(
     logger,
-    async () => {
+    async (step) => {
       // Side by side, not one after the other: draining kept-alive connections takes up to their
       // keep-alive timeout, and deliveries in flight should not wait for it, nor it for them,
       // within the one grace the forced exit allows.
-      await Promise.all([app.close(), scheduler.stop(), dispatcher.stop(SHUTDOWN_GRACE_MS)]);
-      await changeFeed.close();
-      await database.db.destroy();
+      await Promise.all([
+        step('http server', app.close()),
+        step('publishing scheduler', scheduler.stop()),
+        step('webhook deliveries', dispatcher.stop(SHUTDOWN_GRACE_MS)),
+      ]);
+      await step('change feed', changeFeed.close());
+      await step('database connections', database.db.destroy());
     },
     SHUTDOWN_GRACE_MS,
   );

@@ -61,16 +61,41 @@ export async function openRuntime(config: Config, serving: boolean): Promise<Run
   return { logger, metrics, database, changeFeed, webhooks, dispatcher, scheduler };
 }
 
+/**
+ * Names a step of a shutdown: one still pending when the shutdown is cut short is named in the
+ * line that says so.
+ */
+export type ShutdownStep = <T>(name: string, work: Promise<T>) => Promise<T>;
+
+// How long past its grace a shutdown may still run before the process exits without it.
+const FORCE_AFTER_GRACE_MS = 5_000;
+
 /** Runs `shutdown` once on SIGTERM or SIGINT, then exits; a stuck shutdown is cut short. */
-export function onSignals(logger: Logger, shutdown: () => Promise<void>, graceMs: number): void {
+export function onSignals(
+  logger: Logger,
+  shutdown: (step: ShutdownStep) => Promise<void>,
+  graceMs: number,
+): void {
   let stopping = false;
+  const pending = new Set<string>();
+  const step: ShutdownStep = (name, work) => {
+    pending.add(name);
+    return work.finally(() => pending.delete(name));
+  };
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), graceMs + 5_000);
+    const forceMs = graceMs + FORCE_AFTER_GRACE_MS;
+    const force = setTimeout(() => {
+      logger.error(
+        { signal, afterMs: forceMs, pending: [...pending] },
+        'shutting down did not finish within its grace; exiting without it',
+      );
+      process.exit(1);
+    }, forceMs);
     force.unref();
-    await shutdown();
+    await shutdown(step);
     logger.info('stopped');
     process.exit(0);
   };

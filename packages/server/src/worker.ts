@@ -15,11 +15,11 @@ export async function startWorker(config: Config): Promise<void> {
   // Before saying it runs, as `folio start` does before its banner (see main.ts).
   onSignals(
     logger,
-    async () => {
-      await scheduler.stop();
-      await dispatcher.stop(SHUTDOWN_GRACE_MS);
-      await changeFeed.close();
-      await database.db.destroy();
+    async (step) => {
+      await step('publishing scheduler', scheduler.stop());
+      await step('webhook deliveries', dispatcher.stop(SHUTDOWN_GRACE_MS));
+      await step('change feed', changeFeed.close());
+      await step('database connections', database.db.destroy());
     },
     SHUTDOWN_GRACE_MS,
   );

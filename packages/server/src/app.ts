@@ -201,9 +201,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // by any server within a minute.
     runPeriodically(
       REWRITE_CHECK_MS,
-      () => finishRewrites(deps),
+      () =>
+        finishRewrites(deps, {
+          finished: (projectId, articles) =>
+            app.log.info({ projectId, articles }, 'finished rewriting articles for new site settings'),
+          failed: (projectId, error) =>
+            app.log.warn(
+              { err: error, projectId },
+              'rewriting articles for new site settings failed; it is retried',
+            ),
+        }),
       (error) =>
-        app.log.warn({ err: error }, 'rewriting articles for new site settings failed; it is retried'),
+        app.log.warn(
+          { err: error },
+          'checking for unfinished rewrites of articles for new site settings failed; it is retried',
+        ),
       { atOnce: true },
     ),
   ];

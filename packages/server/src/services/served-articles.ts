@@ -23,18 +23,24 @@ import { inRuns, WRITE_RUN_BYTES } from './json-runs.ts';
 
 export const REWRITE_BATCH = 500;
 
+/** One batch of a rewrite: how many articles it rewrote, and whether none is left. */
+export interface RewriteStep {
+  rewritten: number;
+  done: boolean;
+}
+
 /**
  * Rewrites the next `batch` articles of the project for its current settings, in the caller's
- * transaction. Resolves true once none is left.
+ * transaction.
  */
 export async function rewriteNext(
   trx: Transaction<Database>,
   projectId: string,
   now: number,
   batch = REWRITE_BATCH,
-): Promise<boolean> {
+): Promise<RewriteStep> {
   return inWriteBatch(trx, projectId, async (project) => {
-    if (!project || project.rewrite_after === null) return true;
+    if (!project || project.rewrite_after === null) return { rewritten: 0, done: true };
     const after = project.rewrite_after === '' ? undefined : project.rewrite_after;
     // Up to `batch` articles, fewer when they are large: each is parsed to be served again.
     const ids = await articles.listSizedIdsAfterId(trx, projectId, after, batch);
@@ -59,22 +65,42 @@ export async function rewriteNext(
     await recordEvents(trx, projectId, 'content.updated', published, now);
     const done = ids.length < batch && run.length === ids.length;
     await projects.setRewriteAfter(trx, projectId, done ? null : run.at(-1)!.id);
-    return done;
+    return { rewritten: rows.length, done };
   });
 }
 
-/** Rewrites what is left of the project's articles, a transaction per batch. */
+/** Rewrites what is left of the project's articles, a transaction per batch; resolves with how many. */
 export async function finishRewrite(
   deps: ServiceDeps,
   projectId: string,
   batch = REWRITE_BATCH,
-): Promise<void> {
-  while (!(await transact(deps, (trx) => rewriteNext(trx, projectId, deps.now(), batch)))) {}
+): Promise<number> {
+  let rewritten = 0;
+  for (;;) {
+    const step = await transact(deps, (trx) => rewriteNext(trx, projectId, deps.now(), batch));
+    rewritten += step.rewritten;
+    if (step.done) return rewritten;
+  }
 }
 
-/** Finishes the rewrites left half-done (a process stopped during one); resolves with how many. */
-export async function finishRewrites(deps: ServiceDeps): Promise<number> {
+/** What `finishRewrites` tells of each project whose rewrite it took up. */
+export interface RewriteReports {
+  finished(projectId: string, articles: number): void;
+  /** The rewrite stays pending: the next check takes it up again. */
+  failed(projectId: string, error: unknown): void;
+}
+
+/**
+ * Finishes the rewrites left half-done (a process stopped during one). Rejects only when the
+ * check for them fails; a project whose rewrite fails is reported and the others go on.
+ */
+export async function finishRewrites(deps: ServiceDeps, reports: RewriteReports): Promise<void> {
   const pending = await projects.listProjectsRewriting(deps.db);
-  for (const projectId of pending) await finishRewrite(deps, projectId);
-  return pending.length;
+  for (const projectId of pending) {
+    try {
+      reports.finished(projectId, await finishRewrite(deps, projectId));
+    } catch (error) {
+      reports.failed(projectId, error);
+    }
+  }
 }

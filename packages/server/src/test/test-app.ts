@@ -206,14 +206,20 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
 
 /**
  * Another server process on `t`'s database: its own connection, cache and admin token. With
- * `following`, it also follows commits (the change feed) and keeps cached answers as a server does.
+ * `following`, it also follows commits (the change feed) and keeps cached answers as a server does;
+ * with `logger`, it logs there.
  */
-export async function buildSecondApp(t: TestApp, following = false): Promise<FastifyInstance> {
+export async function buildSecondApp(
+  t: TestApp,
+  following = false,
+  logger?: AppOptions['logger'],
+): Promise<FastifyInstance> {
   const options: AppOptions = {
     db: t.database.connectAgain(),
     baseUrl: 'http://second.test',
     adminCredential: await resolveAdminCredential({ db: t.db, now: t.clock.now }, 'second-admin-token-0123'),
     now: t.clock.now,
+    ...(logger ? { logger } : {}),
   };
   if (!following) return buildApp(options);
   const changeFeed = await t.database.follow({ serving: true });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { importArticles } from '../../services/article-transfer.ts';
 import { updateProject } from '../../services/projects.ts';
 import { assertError, assertInvalidBody, countRows, listEvents } from '../../test/assertions.ts';
+import { captureLogs } from '../../test/captured-logs.ts';
 import { DIALECTS } from '../../test/databases.ts';
 import {
   ADMIN_TOKEN,
@@ -14,6 +16,8 @@ import {
 } from '../../test/test-app.ts';
 
 const PROJECTS = '/admin/v1/projects';
+
+const FINISHED_REWRITE = 'finished rewriting articles for new site settings';
 
 for (const dialect of DIALECTS) {
   describe(`management API: projects [${dialect}]`, () => {
@@ -349,6 +353,26 @@ for (const dialect of DIALECTS) {
       assert.equal(unpublished.json().data.seo.canonicalPath, '/news/s-a1200');
     });
 
+    test('a failing check for unfinished rewrites says that the check failed, not a rewrite', async () => {
+      // The check's query fails, as it would with the database gone; no rewrite is pending.
+      await sql`alter table projects rename column rewrite_after to rewrite_gone`.execute(t.db);
+      const logs = captureLogs();
+      const second = await buildSecondApp(t, false, logs.logger);
+      try {
+        for (let waited = 0; logs.lines.every((line) => line.level < 40); waited += 20) {
+          assert.ok(waited < 10_000, 'the check is made at start');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        await second.close();
+        await sql`alter table projects rename column rewrite_gone to rewrite_after`.execute(t.db);
+      }
+      assert.deepEqual(
+        logs.lines.filter((line) => line.level >= 40).map((line) => line.msg),
+        ['checking for unfinished rewrites of articles for new site settings failed; it is retried'],
+      );
+    });
+
     test('a PATCH rewrites a batch per transaction; one cut short is finished by the next server', async () => {
       const project = await t.createProject({ websiteUrl: 'https://a.example' });
       const count = 1010;
@@ -384,16 +408,23 @@ for (const dialect of DIALECTS) {
       const halfway = await paths();
       assert.equal(halfway.filter((path) => path.startsWith('/news/')).length, 500);
 
-      // Another server starts and finishes the rewrite, from where it stopped.
-      const second = await buildSecondApp(t);
+      // Another server starts and finishes the rewrite, from where it stopped, and says so.
+      const logs = captureLogs();
+      const second = await buildSecondApp(t, false, logs.logger);
+      const finished = () => logs.lines.filter((line) => line.msg === FINISHED_REWRITE);
       try {
-        for (let waited = 0; (await pending()) !== null; waited += 20) {
+        for (let waited = 0; finished().length === 0; waited += 20) {
           assert.ok(waited < 10_000, 'the rewrite is finished');
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       } finally {
         await second.close();
       }
+      assert.equal(await pending(), null);
+      assert.deepEqual(
+        finished().map(({ level, projectId, articles }) => ({ level, projectId, articles })),
+        [{ level: 30, projectId: project.id, articles: count - 500 }],
+      );
       assert.deepEqual(
         await paths(),
         ids.map((id) => `/news/s-${id}`),

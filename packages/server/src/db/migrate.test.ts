@@ -38,6 +38,7 @@ const ALL_MIGRATIONS = [
   '0014-served-rewrite',
   '0015-deliveries-by-project',
   '0016-article-id-order',
+  '0017-pending-age',
 ];
 const CHILD = fileURLToPath(new URL('../test/migrate-child.ts', import.meta.url));
 

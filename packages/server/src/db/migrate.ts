@@ -16,6 +16,7 @@ import * as m0013 from './migrations/0013-preview-order.ts';
 import * as m0014 from './migrations/0014-served-rewrite.ts';
 import * as m0015 from './migrations/0015-deliveries-by-project.ts';
 import * as m0016 from './migrations/0016-article-id-order.ts';
+import * as m0017 from './migrations/0017-pending-age.ts';
 
 /** Every migration, in order. Names are permanent: they are recorded in the database. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -35,6 +36,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0014-served-rewrite': m0014,
   '0015-deliveries-by-project': m0015,
   '0016-article-id-order': m0016,
+  '0017-pending-age': m0017,
 };
 
 // Any constant shared by all Folio processes; it names the lock, nothing else.

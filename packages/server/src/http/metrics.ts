@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { withDeadline } from '../deadline.ts';
+import { ATTEMPT_FAILURES, type AttemptFailure } from '../webhooks/attempt-failure.ts';
 
 /** What a webhook attempt came to, as `folio_webhook_deliveries_total` counts it. */
 export type WebhookOutcome = 'succeeded' | 'failed' | 'retried';
@@ -31,8 +32,11 @@ export interface Metrics {
   /** A delivery request the fast path handed to the framework, and why. */
   fastPathRefused(reason: FastPathRefusal): void;
   cacheMiss(): void;
-  /** A recorded attempt, by the status its delivery has after it (`pending`: retried later). */
-  webhookAttempt(status: 'succeeded' | 'failed' | 'pending'): void;
+  /**
+   * A recorded attempt, by the status its delivery has after it (`pending`: retried later), and
+   * why it failed unless it succeeded.
+   */
+  webhookAttempt(status: 'succeeded' | 'failed' | 'pending', failure?: AttemptFailure): void;
   /** Reads the gauges from the database; set once the database is open. */
   scrapeFrom(gauges: ScrapedGauges): void;
   /** Reads answers being made and waiting for a turn (`http/answer-slots.ts`) at each scrape. */
@@ -122,6 +126,13 @@ export function createMetrics(): Metrics {
   // compare with rather than no data until the first failure.
   for (const outcome of ['succeeded', 'failed', 'retried'] satisfies WebhookOutcome[])
     webhooks.inc({ outcome }, 0);
+  const failures = new Counter({
+    name: 'folio_webhook_attempt_failures_total',
+    help: 'Webhook delivery attempts that failed, by reason: timeout, connect, tls, redirect, status_4xx, status_5xx, invalid_response, not_sent',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  for (const reason of ATTEMPT_FAILURES) failures.inc({ reason }, 0);
   let gauges: ScrapedGauges | undefined;
   new Gauge({
     name: 'folio_webhook_pending',
@@ -203,9 +214,10 @@ export function createMetrics(): Metrics {
       counts.misses++;
       totals.cacheMisses++;
     },
-    webhookAttempt(status) {
+    webhookAttempt(status, failure) {
       const outcome: WebhookOutcome = status === 'pending' ? 'retried' : status;
       webhooks.labels(outcome).inc();
+      if (failure) failures.labels(failure).inc();
       totals.webhooks[outcome]++;
     },
     scrapeFrom(from) {

@@ -124,11 +124,16 @@ function listedReason(address: string, family: 'ipv4' | 'ipv6'): string | undefi
   return undefined;
 }
 
-/** A webhook URL that may not be used, with the sentence that says why. */
+/**
+ * A webhook URL that may not be used, with the sentence that says why. `unresolved`: its host
+ * did not resolve, which may pass, unlike a refused address.
+ */
 export class WebhookAddressError extends Error {
-  constructor(message: string) {
+  readonly unresolved: boolean;
+  constructor(message: string, unresolved = false) {
     super(message);
     this.name = 'WebhookAddressError';
+    this.unresolved = unresolved;
   }
 }
 
@@ -184,9 +189,10 @@ export async function resolveWebhookTarget(
   try {
     addresses = await addressesOf(host, options.resolve);
   } catch {
-    throw new WebhookAddressError(`The webhook host "${host}" could not be resolved.`);
+    throw new WebhookAddressError(`The webhook host "${host}" could not be resolved.`, true);
   }
-  if (addresses.length === 0) throw new WebhookAddressError(`The webhook host "${host}" has no address.`);
+  if (addresses.length === 0)
+    throw new WebhookAddressError(`The webhook host "${host}" has no address.`, true);
   if (!options.allowPrivate) refuseForbidden(addresses);
   const chosen = addresses[0]!;
   return { url, address: chosen.address, family: chosen.family === 6 ? 6 : 4 };

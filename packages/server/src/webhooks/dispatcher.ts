@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { DEFAULT_WEBHOOK_CONCURRENCY } from '../config.ts';
 import type { Database, DeliveryStatus, WebhookRow } from '../db/tables.ts';
-import { withDeadline } from '../deadline.ts';
+import { DeadlineError, withDeadline } from '../deadline.ts';
 import { createFailureStreak } from '../failure-streak.ts';
 import {
   type DeliveryWithEvent,
@@ -13,9 +13,10 @@ import {
   selectDueDeliveries,
 } from '../store/webhook-deliveries.ts';
 import { findWebhooks } from '../store/webhooks.ts';
-import { type Resolver, resolveWebhookTarget } from './address-guard.ts';
+import { type Resolver, resolveWebhookTarget, WebhookAddressError } from './address-guard.ts';
+import type { AttemptFailure } from './attempt-failure.ts';
 import { createAttemptRecorder } from './attempt-recorder.ts';
-import { classifyAttempt } from './outcome.ts';
+import { type AttemptOutcome, classifyAttempt } from './outcome.ts';
 import { type SecretBox, SecretUnavailableError } from './secret-box.ts';
 import { postWebhook, type SendResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
@@ -44,8 +45,11 @@ export interface DispatcherOptions {
    * `settle`): a receiver that refetches on a delivery must get the change, from any of them.
    */
   settle?: () => Promise<void>;
-  /** Told each recorded attempt's outcome: the delivery's status after it (for the metrics). */
-  onAttempt?: (status: DeliveryStatus) => void;
+  /**
+   * Told each recorded attempt's outcome (for the metrics): the delivery's status after it, and
+   * why the attempt failed unless it succeeded.
+   */
+  onAttempt?: (status: DeliveryStatus, failure: AttemptFailure | undefined) => void;
 }
 
 export interface Dispatcher {
@@ -216,7 +220,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return;
     }
     const attemptsMade = delivery.attempts + 1;
+    const began = performance.now();
     const result = await send(delivery, webhook, startedAt, secrets);
+    const durationMs = Math.round(performance.now() - began);
     const outcome = classifyAttempt(result, {
       attemptsMade,
       now: now(),
@@ -233,23 +239,45 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       result,
       outcome,
     });
-    if (recorded && outcome.patch.status) options.onAttempt?.(outcome.patch.status);
+    if (recorded && outcome.patch.status) options.onAttempt?.(outcome.patch.status, outcome.failure);
     if (recorded) notePace(delivery.project_id, outcome.patch.status === 'succeeded');
     if (recorded && outcome.patch.status === 'pending' && typeof outcome.patch.next_attempt_at === 'number') {
       noteRetry(outcome.patch.next_attempt_at);
     }
-    options.logger?.info(
-      {
-        delivery: delivery.id,
-        webhookId: delivery.event_id,
-        attempt: attemptsMade,
-        statusCode: result.statusCode,
-        error: result.error,
-        status: outcome.patch.status,
-        recorded,
-      },
-      'webhook delivery attempt',
-    );
+    logAttempt({ delivery, webhook, attempt: attemptsMade, durationMs, result, outcome, recorded });
+  }
+
+  /** One line per attempt; a recorded give-up at warn, so it shows at LOG_LEVEL=warn. */
+  function logAttempt(entry: {
+    delivery: DeliveryWithEvent;
+    webhook: WebhookRow | undefined;
+    attempt: number;
+    durationMs: number;
+    result: SendResult;
+    outcome: AttemptOutcome;
+    recorded: boolean;
+  }): void {
+    const { delivery, attempt, outcome, recorded } = entry;
+    const line = {
+      delivery: delivery.id,
+      webhookId: delivery.event_id,
+      projectId: delivery.project_id,
+      host: receiverHost(entry.webhook?.url),
+      attempt,
+      durationMs: entry.durationMs,
+      statusCode: entry.result.statusCode,
+      error: outcome.patch.last_error ?? undefined,
+      reason: outcome.failure,
+      status: outcome.patch.status,
+      recorded,
+    };
+    // Only a recorded give-up is final: an unrecorded attempt's delivery belongs to another claim.
+    if (recorded && outcome.patch.status === 'failed') {
+      const attempts = attempt === 1 ? '1 attempt' : `${attempt} attempts`;
+      options.logger?.warn(line, `webhook delivery given up after ${attempts}`);
+    } else {
+      options.logger?.info(line, 'webhook delivery attempt');
+    }
   }
 
   async function send(
@@ -258,9 +286,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     startedAt: number,
     secrets: string[],
   ): Promise<SendResult> {
-    if (!webhook?.url) return { error: 'The project has no webhook URL', body: '', durationMs: 0 };
+    const notSent = (error: string, failure: AttemptFailure): SendResult => ({
+      error,
+      failure,
+      body: '',
+      durationMs: 0,
+    });
+    if (!webhook?.url) return notSent('The project has no webhook URL', 'not_sent');
     if (webhook.disabled_at !== null)
-      return { error: `Webhook disabled: ${webhook.disabled_reason}`, body: '', durationMs: 0 };
+      return notSent(`Webhook disabled: ${webhook.disabled_reason}`, 'not_sent');
     try {
       // Checked again at every send: DNS may answer differently than when the URL was set.
       // The lookup spends the attempt's time budget too, so an attempt never outlives its lease.
@@ -278,7 +312,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         options.timeoutMs,
       );
     } catch (error) {
-      return { error: error instanceof Error ? error.message : String(error), body: '', durationMs: 0 };
+      return notSent(error instanceof Error ? error.message : String(error), lookupFailure(error));
     }
   }
 
@@ -376,4 +410,21 @@ function pickWithinLimits(
     picked.push(id);
   }
   return picked;
+}
+
+/** Why the lookup before a send failed: a host that does not resolve counts as `connect`. */
+function lookupFailure(error: unknown): AttemptFailure {
+  if (error instanceof DeadlineError) return 'timeout';
+  if (error instanceof WebhookAddressError && !error.unresolved) return 'not_sent';
+  return 'connect';
+}
+
+/** The receiver's host for the log: never its path or query, which may carry a token. */
+function receiverHost(url: string | null | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ResolvedTarget } from './address-guard.ts';
+import { type AttemptFailure, transportFailure } from './attempt-failure.ts';
 
 /** What is kept of a receiver's answer. */
 export const MAX_RESPONSE_BODY_BYTES = 4096;
@@ -14,6 +15,8 @@ export interface SendResult {
   body: string;
   /** Set when no answer arrived: timeout, refused connection, TLS failure. */
   error?: string;
+  /** Which kind of failure `error` is, for the metrics. */
+  failure?: AttemptFailure;
   durationMs: number;
 }
 
@@ -52,11 +55,15 @@ export function postWebhook(
       lookup: pinned,
       headers: { ...headers, 'content-length': String(Buffer.byteLength(payload)) },
     });
+    let timedOut = false;
     const timer = setTimeout(() => {
+      timedOut = true;
       request.destroy(new Error(`timed out after ${attemptTimeoutMs} ms`));
     }, timeoutMs);
 
-    request.on('error', (error) => finish({ error: describeError(error), body: '' }));
+    request.on('error', (error) =>
+      finish({ error: describeError(error), failure: transportFailure(error, timedOut), body: '' }),
+    );
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
       let size = 0;

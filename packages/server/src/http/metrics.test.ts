@@ -13,16 +13,22 @@ test('a database that fails or hangs leaves its gauges unknown, and the rest of 
     if (database === 'frozen') return new Promise<number>(() => {});
     return Promise.resolve(value);
   };
-  metrics.scrapeFrom({ pendingDeliveries: read(3), publishedArticles: read(720) });
+  metrics.scrapeFrom({
+    pendingDeliveries: read(3),
+    oldestPendingSeconds: read(42.5),
+    publishedArticles: read(720),
+  });
 
   const up = await metrics.render();
   assert.equal(sample(up, 'folio_webhook_pending'), '3');
+  assert.equal(sample(up, 'folio_webhook_oldest_pending_seconds'), '42.5');
   assert.equal(sample(up, 'folio_articles_published'), '720');
 
   for (const state of ['failing', 'frozen'] as const) {
     database = state;
     const text = await metrics.render();
     assert.equal(sample(text, 'folio_webhook_pending'), 'Nan', state);
+    assert.equal(sample(text, 'folio_webhook_oldest_pending_seconds'), 'Nan', state);
     assert.equal(sample(text, 'folio_articles_published'), 'Nan', state);
     assert.match(
       text,

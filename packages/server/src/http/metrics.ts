@@ -8,6 +8,8 @@ export type WebhookOutcome = 'succeeded' | 'failed' | 'retried';
 /** Figures read from the database when Prometheus scrapes, not kept in step with every write. */
 export interface ScrapedGauges {
   pendingDeliveries(): Promise<number>;
+  /** Seconds since the oldest pending delivery was created; 0 when none is pending. */
+  oldestPendingSeconds(): Promise<number>;
   publishedArticles(): Promise<number>;
 }
 
@@ -140,6 +142,14 @@ export function createMetrics(): Metrics {
     registers: [registry],
     async collect() {
       if (gauges) this.set(await fromDatabase(gauges.pendingDeliveries));
+    },
+  });
+  new Gauge({
+    name: 'folio_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest webhook delivery waiting for an attempt, from its creation; 0 when none (the same on every process)',
+    registers: [registry],
+    async collect() {
+      if (gauges) this.set(await fromDatabase(gauges.oldestPendingSeconds));
     },
   });
   new Gauge({

@@ -122,5 +122,26 @@ for (const dialect of DIALECTS) {
       const text = await s.metrics.render();
       assert.equal(sample(text, 'folio_webhook_deliveries_total{outcome="retried"}'), '1');
     });
+
+    test('the oldest pending delivery’s age, from its creation; 0 once none is pending', async () => {
+      const s = await setUp('info');
+      const gauge = async () =>
+        sample((await s.t.admin('GET', '/metrics')).body, 'folio_webhook_oldest_pending_seconds');
+      assert.equal(await gauge(), '0', 'none pending');
+      s.receiver.fallback = { status: 503 };
+      await s.t.putArticle(s.projectId, 'a1', newArticle({ published: true }));
+      s.t.clock.advance(30_000);
+      await s.t.putArticle(s.projectId, 'a2', newArticle({ slug: 'second', published: true }));
+      s.t.clock.advance(60_000);
+      assert.equal(await gauge(), '90');
+      // A retried delivery keeps its age: it is counted from creation, not from its next attempt.
+      await s.t.dispatcher.runOnce();
+      s.t.clock.advance(1_500);
+      assert.equal(await gauge(), '91.5');
+      s.receiver.fallback = { status: 204 };
+      s.t.clock.advance(Math.max(...TEST_RETRY_SCHEDULE));
+      while ((await s.t.dispatcher.runOnce()) > 0) {}
+      assert.equal(await gauge(), '0', 'none pending once delivered');
+    });
   });
 }

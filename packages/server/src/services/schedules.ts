@@ -100,13 +100,15 @@ export interface SchedulerOptions {
    * while it lasts, and once when it works again.
    */
   logger: Logger;
+  /** Schedules read at a time (`BATCH` by default). */
+  batch?: number;
 }
 
 const LOOKAHEAD_POLLS = 2;
 // A schedule that cannot be applied stays stuck until someone looks: a reminder now and then
 // keeps it in view without a line per retry.
 const STUCK_REMINDER_MS = 10 * 60_000;
-// Schedules read per poll; more wait for the next one, which comes at once.
+// Schedules read at a time; a poll reads on past them until it has seen every one due.
 const BATCH = 100;
 
 /**
@@ -117,6 +119,7 @@ const BATCH = 100;
  */
 export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): Scheduler {
   const pollMs = options.pollMs ?? 1000;
+  const batch = options.batch ?? BATCH;
   const lookaheadMs = options.lookaheadMs ?? pollMs * LOOKAHEAD_POLLS;
   let poller: NodeJS.Timeout | undefined;
   let wake: { at: number; timer: NodeJS.Timeout } | undefined;
@@ -161,36 +164,41 @@ export function createScheduler(deps: ServiceDeps, options: SchedulerOptions): S
   async function poll(): Promise<number> {
     let applied = 0;
     const seen = new Set<string>();
+    // Read on from the last one seen, not from the start: articles that cannot be applied stay
+    // due, and a batch of them would otherwise hide every schedule behind it.
+    let after: articles.DueSchedule | undefined;
     for (;;) {
       if (stopped) return applied;
       const now = deps.now();
-      const due = await articles.listSchedulesDueBy(deps.db, now + lookaheadMs, BATCH);
+      const due = await articles.listSchedulesDueBy(deps.db, now + lookaheadMs, batch, after);
+      after = due.at(-1);
+      let later = false;
       // An article due to be published and unpublished at once is one entry: applied together.
       const byProject = new Map<string, Map<string, articles.DueSchedule>>();
       for (const schedule of due) {
         if (schedule.due > now) {
           wakeAt(schedule.due);
+          later = true;
           break;
         }
         const ids = byProject.get(schedule.project_id) ?? new Map();
         byProject.set(schedule.project_id, ids.set(schedule.id, schedule));
         seen.add(stuckKey(schedule.project_id, schedule.id));
       }
-      let appliedNow = 0;
       for (const [projectId, schedules] of byProject) {
         // A transaction per run: a batch of large articles, each parsed to be served, outgrows the heap.
         for (const run of inRuns([...schedules.values()], WRITE_RUN_BYTES)) {
-          appliedNow += await apply(
+          applied += await apply(
             projectId,
             run.map((schedule) => schedule.id),
           );
         }
       }
-      applied += appliedNow;
-      // Every schedule due now was read: one stuck before and no longer due was cleared or deleted.
-      if (due.length < BATCH) stuck.keepOnly(seen);
-      // A full batch that was all due: more may be waiting behind it.
-      if (due.length < BATCH || appliedNow === 0) return applied;
+      if (later || due.length < batch) {
+        // Every schedule due now was read: one stuck before and no longer due was cleared or deleted.
+        stuck.keepOnly(seen);
+        return applied;
+      }
     }
   }
 

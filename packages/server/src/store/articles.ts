@@ -500,26 +500,40 @@ export interface DueSchedule {
 }
 
 /**
- * Up to `limit` articles with a publish or unpublish time at or before `by`, earliest first.
- * Two probes of partial indexes that hold only scheduled articles: when nothing is due, the
- * query reads nothing.
+ * Up to `limit` articles with a publish or unpublish time at or before `by`, earliest first,
+ * after `after` (one read before) in that order. Two probes of partial indexes that hold only
+ * scheduled articles: when nothing is due, the query reads nothing.
  */
 export async function listSchedulesDueBy(
   db: Kysely<Database>,
   by: number,
   limit: number,
+  after?: Pick<DueSchedule, 'due' | 'project_id' | 'id'>,
 ): Promise<DueSchedule[]> {
-  const publishing = db
-    .selectFrom('articles')
-    .select(['project_id', 'id', 'publish_at as due', contentBytes().as('bytes')])
-    .where('publish_at', 'is not', null)
-    .where('publish_at', '<=', by);
-  const unpublishing = db
-    .selectFrom('articles')
-    .select(['project_id', 'id', 'unpublish_at as due', contentBytes().as('bytes')])
-    .where('unpublish_at', 'is not', null)
-    .where('unpublish_at', '<=', by);
-  const rows = await publishing.unionAll(unpublishing).orderBy('due').limit(limit).execute();
+  const dueBy = (column: 'publish_at' | 'unpublish_at') =>
+    db
+      .selectFrom('articles')
+      .select(['project_id', 'id', `${column} as due`, contentBytes().as('bytes')])
+      .where(column, 'is not', null)
+      .where(column, '<=', by)
+      .$if(after !== undefined, (query) =>
+        query.where((eb) =>
+          eb.or([
+            eb(column, '>', after!.due),
+            eb.and([
+              eb(column, '=', after!.due),
+              eb(eb.refTuple('project_id', 'id'), '>', eb.tuple(after!.project_id, after!.id)),
+            ]),
+          ]),
+        ),
+      );
+  const rows = await dueBy('publish_at')
+    .unionAll(dueBy('unpublish_at'))
+    .orderBy('due')
+    .orderBy('project_id')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   return rows as DueSchedule[];
 }
 

@@ -11,9 +11,9 @@ import { createTestApp, newArticle, START_TIME, type TestApp } from '../../test/
 const iso = (ms: number) => new Date(ms).toISOString();
 const HOUR = 3_600_000;
 
-/** Makes every update of article `id` fail, as a fault in that one row would, until `allowUpdates`. */
-async function refuseUpdatesOf(t: TestApp, dialect: DialectName, id: string): Promise<void> {
-  const when = `old.id = '${id}'`;
+/** Makes every update of articles `ids` fail, as a fault in those rows would, until `allowUpdates`. */
+async function refuseUpdatesOf(t: TestApp, dialect: DialectName, ...ids: string[]): Promise<void> {
+  const when = `old.id in (${ids.map((id) => `'${id}'`).join(', ')})`;
   if (dialect === 'sqlite') {
     await sql
       .raw(
@@ -256,6 +256,31 @@ for (const dialect of DIALECTS) {
         linesSaying(logs.lines, APPLIED, ['articleId', 'lateMs']).map((line) => line.articleId),
         ['a', 'z', 'later', 'stuck'],
       );
+      logs.lines.length = 0;
+    });
+
+    test('articles that cannot be applied, a batch of them, hide none of the schedules due after them', async () => {
+      const batched = createScheduler(
+        { db: t.db, now: t.clock.now },
+        { lookaheadMs: 0, logger: logs.logger, batch: 2 },
+      );
+      for (const [id, minutes] of [
+        ['stuck-1', 1],
+        ['stuck-2', 2],
+        ['stuck-3', 3],
+        ['after', 4],
+      ] as const)
+        await put(id, newArticle({ slug: id, publishAt: iso(START_TIME + minutes * 60_000) }));
+      await refuseUpdatesOf(t, dialect, 'stuck-1', 'stuck-2', 'stuck-3');
+      t.clock.advance(HOUR);
+      assert.equal(await batched.runOnce(), 1);
+      assert.equal(await served('after'), 200);
+      assert.deepEqual(
+        linesSaying(logs.lines, FAILED, ['articleId']).map((line) => line.articleId),
+        ['stuck-1', 'stuck-2', 'stuck-3'],
+      );
+      await batched.stop();
+      await allowUpdates(t, dialect);
       logs.lines.length = 0;
     });
 

@@ -26,7 +26,9 @@ interface LargeRow {
   list: string;
   readers: number;
   complete: number;
-  /** Answers that were not a whole 200: another status, a reset, a body that does not parse. */
+  /** Answers of 503 `unavailable`: no turn to have an answer made came in time (`http/answer-slots.ts`). */
+  turnedAway: number;
+  /** Answers that were neither: another status, a reset, a body that does not parse. */
   failed: number;
   mbPerAnswer: number;
   seconds: number;
@@ -107,13 +109,15 @@ export async function benchLarge(options: {
         const seconds = (performance.now() - started) / 1000;
         clearInterval(sampler);
         await new Promise((resolve) => setTimeout(resolve, 2000));
-        const complete = answers.filter((answer) => answer !== undefined);
+        const complete = answers.filter((answer) => typeof answer === 'number');
+        const turnedAway = answers.filter((answer) => answer === 'turned away').length;
         const bytes = complete.reduce((sum, answer) => sum + answer, 0);
         rows.push({
           list,
           readers: options.readers,
           complete: complete.length,
-          failed: answers.length - complete.length,
+          turnedAway,
+          failed: answers.length - complete.length - turnedAway,
           mbPerAnswer: complete.length === 0 ? 0 : bytes / complete.length / 1e6,
           seconds,
           rssMb: { before: before / 1024, peak: peak / 1024, after: readRssKb(pid) / 1024 },
@@ -130,10 +134,11 @@ export async function benchLarge(options: {
 }
 
 /**
- * The answer's size when it was a whole 200 in the contract's envelope; undefined otherwise. Only
- * its ends are kept: thirty-two answers of 100 MB would not fit here either.
+ * The answer's size when it was a whole 200 in the contract's envelope; `turned away` for a 503
+ * `unavailable`; undefined otherwise. Only its ends are kept: thirty-two answers of 100 MB would
+ * not fit here either.
  */
-function readSlowly(url: string, token: string): Promise<number | undefined> {
+function readSlowly(url: string, token: string): Promise<number | 'turned away' | undefined> {
   return new Promise((resolve) => {
     const headers = { authorization: `Bearer ${token}` };
     const request = http.get(url, { headers, agent: false }, (response) => {
@@ -142,7 +147,7 @@ function readSlowly(url: string, token: string): Promise<number | undefined> {
       let tail = '';
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (head.length < 32) head += chunk.subarray(0, 32).toString('latin1');
+        if (head.length < 64) head += chunk.subarray(0, 64).toString('latin1');
         tail = (tail + chunk.subarray(-32).toString('latin1')).slice(-32);
         response.pause();
         setTimeout(() => response.resume(), (chunk.length / READ_BYTES_PER_SECOND) * 1000);
@@ -150,7 +155,9 @@ function readSlowly(url: string, token: string): Promise<number | undefined> {
       response.on('end', () => {
         const whole =
           response.statusCode === 200 && head.startsWith('{"success":true,') && tail.endsWith('}');
-        resolve(whole && response.complete ? size : undefined);
+        const busy =
+          response.statusCode === 503 && head.startsWith('{"success":false,"error":{"code":"unavailable"');
+        resolve(whole && response.complete ? size : busy ? 'turned away' : undefined);
       });
       response.on('error', () => resolve(undefined));
     });
@@ -161,14 +168,14 @@ function readSlowly(url: string, token: string): Promise<number | undefined> {
 /** The report as a Markdown table. */
 export function largeText(reports: LargeReport[]): string {
   const lines = [
-    '| database | list | readers at once | whole answers | failed | MB per answer | seconds | RSS before | RSS peak | RSS after |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| database | list | readers at once | whole answers | turned away (503) | failed | MB per answer | seconds | RSS before | RSS peak | RSS after |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const report of reports) {
     for (const row of report.rows) {
       const mb = (value: number) => `${value.toFixed(0)} MB`;
       lines.push(
-        `| ${report.database} | ${row.list} | ${row.readers} | ${row.complete} | ${row.failed} | ${row.mbPerAnswer.toFixed(1)} | ${row.seconds.toFixed(1)} | ${mb(row.rssMb.before)} | ${mb(row.rssMb.peak)} | ${mb(row.rssMb.after)} |`,
+        `| ${report.database} | ${row.list} | ${row.readers} | ${row.complete} | ${row.turnedAway} | ${row.failed} | ${row.mbPerAnswer.toFixed(1)} | ${row.seconds.toFixed(1)} | ${mb(row.rssMb.before)} | ${mb(row.rssMb.peak)} | ${mb(row.rssMb.after)} |`,
       );
     }
   }

@@ -38,3 +38,19 @@ test('a database that fails or hangs leaves its gauges unknown, and the rest of 
     assert.match(text, /^process_resident_memory_bytes \d+/m, state);
   }
 });
+
+test('an answer that waited out a database timeout lands in a bucket, not only in +Inf', async () => {
+  const metrics = createMetrics();
+  metrics.answered('/readyz', 'GET', 503, 5.002);
+  metrics.answered('/api/x', 'GET', 503, 15.01);
+  const text = await metrics.render();
+  const bucket = (route: string, le: string) =>
+    sample(
+      text,
+      `folio_http_request_duration_seconds_bucket\\{le="${le}",route="${route.replaceAll('/', '\\/')}"\\}`,
+    );
+  assert.equal(bucket('/readyz', '5'), '0');
+  assert.equal(bucket('/readyz', '10'), '1');
+  assert.equal(bucket('/api/x', '10'), '0');
+  assert.equal(bucket('/api/x', '30'), '1');
+});

@@ -60,9 +60,11 @@ export interface MetricTotals {
 }
 
 // A cached answer and a whole sitemap of a large catalogue differ by orders of magnitude
-// (BENCHMARKS.md, "Delivery"): the buckets start well below a cached answer and end past a sitemap.
+// (BENCHMARKS.md, "Delivery"): the buckets start well below a cached answer and end past the
+// longest a request waits for the database (its connect, lock and query timeouts), so an
+// outage's 503s land in buckets of their own rather than all in +Inf.
 const DURATION_BUCKETS = [
-  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ];
 
 export function createMetrics(): Metrics {

@@ -194,3 +194,19 @@ describe('a Redis that stops answering', () => {
     }
   });
 });
+
+test('a lockout is told once, with the address and how long; the next window’s lockout again', async () => {
+  const told: Array<[string, number]> = [];
+  const limits = await createRateLimits({
+    perCredential: undefined,
+    authFailures: { points: 2, seconds: 1 },
+    lockedOut: (address, seconds) => told.push([address, seconds]),
+  });
+  for (let i = 0; i < 5; i++) limits.failed('203.0.113.7');
+  assert.deepEqual(told, [['203.0.113.7', 1]]);
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  assert.equal(limits.blockedFor('203.0.113.7'), 0);
+  for (let i = 0; i < 3; i++) limits.failed('203.0.113.7');
+  assert.equal(told.length, 2);
+  await limits.close();
+});

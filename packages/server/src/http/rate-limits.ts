@@ -48,6 +48,11 @@ export interface RateLimitOptions {
   authFailures: Budget;
   redisUrl?: string | undefined;
   warn?: (message: string) => void;
+  /**
+   * An address just spent its failed authentications and is refused for `seconds`: told once
+   * per lockout, by the process whose count closed the door, not on each refused request.
+   */
+  lockedOut?: (address: string, seconds: number) => void;
   /** Without Redis: how many addresses' failure counts are kept at most (tests lower it). */
   maxTrackedAddresses?: number;
 }
@@ -106,6 +111,12 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
     if (blocked.size >= MAX_BLOCKED) blocked.delete(blocked.keys().next().value!);
     blocked.set(address, Date.now() + ms);
   };
+  // A block this process decided, as opposed to one it learned of from the shared count.
+  const lockOut = (address: string, ms: number) => {
+    const until = blocked.get(address);
+    block(address, ms);
+    if (until === undefined || until <= Date.now()) options.lockedOut?.(address, Math.ceil(ms / 1000));
+  };
 
   return {
     spend(credential) {
@@ -163,7 +174,7 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
     failed(address) {
       if (!shared) {
         const { remainingPoints, msBeforeNext } = local.consume(address);
-        if (remainingPoints <= 0) block(address, msBeforeNext);
+        if (remainingPoints <= 0) lockOut(address, msBeforeNext);
         return;
       }
       clear.delete(address);
@@ -172,7 +183,7 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
         // The failure that spent the last point closes the door for the rest of the window.
         (result) => {
           answered();
-          if (result.remainingPoints <= 0) block(address, result.msBeforeNext);
+          if (result.remainingPoints <= 0) lockOut(address, result.msBeforeNext);
         },
         (result: unknown) => {
           if (result instanceof RateLimiterRes) {
@@ -263,4 +274,13 @@ function spent(budget: Budget, result: RateLimiterRes, allowed: boolean): Spent 
     state: `"${POLICY}";r=${Math.max(0, result.remainingPoints)};t=${resetSeconds}`,
     resetSeconds,
   };
+}
+
+/** The line a lockout writes: an operator sees who was shut out, and for how long. */
+export function warnLockedOut(
+  logger: { warn(fields: object, message: string): void },
+  address: string,
+  seconds: number,
+): void {
+  logger.warn({ address, seconds }, 'address locked out after too many failed authentications');
 }

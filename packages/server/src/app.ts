@@ -26,8 +26,9 @@ import { createFastPath, ROUTER_OPTIONS } from './http/fast-path.ts';
 import { installJsonBodyParser, JSON_BODY_LIMIT } from './http/json-body.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createMetricsHistory } from './http/metrics-history.ts';
-import { createRateLimits, type RateLimits } from './http/rate-limits.ts';
-import { createRequestAccounting } from './http/request-accounting.ts';
+import { createRateLimits, type RateLimits, warnLockedOut } from './http/rate-limits.ts';
+import { createRequestAccounting, routeLabel } from './http/request-accounting.ts';
+import { RequestLines } from './http/request-log.ts';
 import { createResponseCache } from './http/response-cache.ts';
 import { createHttpServer } from './http/server.ts';
 import { createValidatorCompiler } from './http/validation.ts';
@@ -144,8 +145,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const history = createMetricsHistory({ totals: metrics.totals, now: deps.now });
   const limits =
     options.rateLimits ??
-    (await createRateLimits({ perCredential: undefined, authFailures: DEFAULT_AUTH_FAILURE_BUDGET }));
-  const accounting = createRequestAccounting({ metrics, limits, trustProxy: options.trustProxy ?? false });
+    (await createRateLimits({
+      perCredential: undefined,
+      authFailures: DEFAULT_AUTH_FAILURE_BUDGET,
+      lockedOut: (address, seconds) => options.logger && warnLockedOut(options.logger, address, seconds),
+    }));
+  const accounting = createRequestAccounting({
+    metrics,
+    limits,
+    trustProxy: options.trustProxy ?? false,
+    log: options.logger,
+  });
+  const requestLines = new RequestLines(routeLabel);
   // Without a cache nothing is ever ready.
   const fastPath =
     watch && cache.maxBytes > 0
@@ -166,14 +177,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       createHttpServer(
         fastPath ? (request, response) => fastPath.serve(request, response, handler) : handler,
         undefined,
-        { drainOnClose: options.drainOnClose ?? false },
+        { drainOnClose: options.drainOnClose ?? false, refused: accounting.refusedBeforeRouting },
       ),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    logController: requestLines,
+    genReqId: accounting.requestId,
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,
     routerOptions: ROUTER_OPTIONS,
-    frameworkErrors: handleFrameworkError,
-    clientErrorHandler: handleClientError,
+    frameworkErrors: (error, request, reply) => {
+      accounting.refusedByRouter(request, reply, requestLines);
+      handleFrameworkError(error, request, reply);
+    },
+    clientErrorHandler: (error, socket) => handleClientError(error, socket, accounting.refusedBeforeRouting),
     // A request read from a busy connection while the server closes is answered in full, with
     // Connection: close, rather than with Fastify's 503, whose body is not in the contract's
     // shape: the process answers until its connections are done either way.

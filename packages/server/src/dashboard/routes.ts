@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { LastHour } from '../http/metrics-history.ts';
+import { describeAnswer } from '../http/request-log.ts';
 import type { AdminCredential } from '../services/admin-auth.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { TOKEN_PREFIXES } from '../services/tokens.ts';
@@ -138,7 +139,7 @@ function installGuard(
 function installErrorPages(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = error instanceof AppError ? error : clientError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'dashboard request failed');
+    if (appError.status >= 500) describeAnswer(request, 'error', 'dashboard request failed', error);
     // As the APIs do: a lockout (429) or an outage (503) says when to try again.
     if (appError.retryAfterSeconds !== undefined)
       reply.header('retry-after', String(appError.retryAfterSeconds));

@@ -8,6 +8,7 @@ import { missingContentKey } from '../services/content-keys.ts';
 import { readBearerToken } from './bearer.ts';
 import { PRIVATE_NO_STORE } from './caching.ts';
 import { errorBody } from './envelope.ts';
+import { describeAnswer, REQUEST_ID_HEADER } from './request-log.ts';
 import { describeValidationErrors, MAX_DETAILS, summarizeDetails } from './validation.ts';
 
 /**
@@ -18,14 +19,16 @@ import { describeValidationErrors, MAX_DETAILS, summarizeDetails } from './valid
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
-    // An operator has to make room; the database being away mends itself.
+    // Said in the request's one line, once it is answered. An operator has to make room; the
+    // database being away mends itself.
     if (isDatabaseStorageRefusal(error))
-      request.log.error({ err: error }, 'the database refused to store a change');
+      describeAnswer(request, 'error', 'the database refused to store a change', error);
     else if (appError.code === 'unavailable' && error instanceof AppError)
       // Turned away on purpose (a process closing, too many answers at once): no stack to show.
-      request.log.warn(`request answered 503: ${appError.message}`);
-    else if (appError.code === 'unavailable') request.log.warn({ err: error }, 'request needed the database');
-    else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+      describeAnswer(request, 'warn', `request answered 503: ${appError.message}`);
+    else if (appError.code === 'unavailable')
+      describeAnswer(request, 'warn', 'request needed the database', error);
+    else if (appError.status >= 500) describeAnswer(request, 'error', 'request failed', error);
     return sendError(reply, appError);
   });
   // No id or slug can contain U+0000 (and PostgreSQL could not even compare one), so a path
@@ -53,6 +56,8 @@ export function handleFrameworkError(
   request: FastifyRequest,
   reply: FastifyReply,
 ): void {
+  // No hook has run to echo the request's id.
+  reply.header(REQUEST_ID_HEADER, request.id);
   void sendError(reply, missingCredential(error, request) ?? toAppError(error));
 }
 
@@ -77,10 +82,27 @@ function missingCredential(error: FastifyError, request: FastifyRequest): AppErr
  * is written to the socket by hand, in the contract's shape, and the connection is closed since
  * nothing after the bad bytes can be trusted to start a request.
  */
-export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+export function handleClientError(
+  error: NodeJS.ErrnoException & { rawPacket?: unknown },
+  socket: Socket,
+  refused?: (status: number, method: string | undefined) => void,
+): void {
   // A reset connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  answerAndClose(socket, new AppError(clientErrorCode(error.code)));
+  const appError = new AppError(clientErrorCode(error.code));
+  answerAndClose(socket, appError);
+  refused?.(appError.status, sentMethod(error.rawPacket));
+}
+
+// Longer than any method Node's parser knows.
+const LONGEST_METHOD = 16;
+
+/** The method the refused bytes began with, if the parser kept them. */
+function sentMethod(rawPacket: unknown): string | undefined {
+  if (!Buffer.isBuffer(rawPacket)) return undefined;
+  const start = rawPacket.subarray(0, LONGEST_METHOD + 1).toString('latin1');
+  const space = start.indexOf(' ');
+  return space > 0 ? start.slice(0, space) : undefined;
 }
 
 /** Writes `appError` to the socket by hand, in the contract's shape, and closes the connection. */

@@ -178,7 +178,7 @@ export function createFastPath(options: {
     );
     response.end(request.method === 'HEAD' ? undefined : prepared.body);
     hits++;
-    options.accounting.answered(found.route.route.url, request.method!, prepared.status, startedAt);
+    options.accounting.answered(request, found.route.route.url, prepared.status, startedAt);
   }
 
   function handOver(

@@ -1,10 +1,11 @@
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, METHODS } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { budgetAddress } from './client-address.ts';
 import type { FastPathRefusal, Metrics } from './metrics.ts';
 import type { RateLimits, Spent } from './rate-limits.ts';
+import { answerFields, createRequestIds, REQUEST_ID_HEADER, type RequestLines } from './request-log.ts';
 
 // Routes behind a credential: a client address past its failed authentications is refused on
 // all of them, valid credential or not. Not the dashboard's assets, which need none: the page
@@ -15,6 +16,18 @@ const AUTHENTICATED = /^\/(api|admin|metrics|dashboard(?!\/assets\/))(\/|$|\?)/;
 const COUNTED_FAILURES = /^\/(api\/|admin\/|metrics(\?|$)|dashboard\/sign-in(\?|$))/;
 // Requests that match no route share one label, so label values stay bounded.
 const UNMATCHED = 'unmatched';
+// Requests answered before any route was looked for (Node's HTTP parser refused their bytes):
+// one label of their own, so they are counted without a label value per thing a client sent.
+export const BEFORE_ROUTING = '(parser)';
+const KNOWN_METHODS = new Set(METHODS);
+// A flood of malformed requests is one line a minute, not one per request.
+const REFUSALS_REPORT_EVERY_MS = 60_000;
+const DEBUG_LEVELS = new Set(['debug', 'trace']);
+
+/** The route label of a request the framework answered: the route template, as metrics use. */
+export function routeLabel(request: FastifyRequest): string {
+  return request.routeOptions.url ?? UNMATCHED;
+}
 
 /**
  * What every request passes through, answered on the fast path or by the framework alike: the
@@ -34,6 +47,19 @@ export interface RequestAccounting {
    * used on another article) is a refusal of that use, not a failed authentication.
    */
   authenticated(request: FastifyRequest): void;
+  /**
+   * A request the router refused (a broken path): Fastify runs no hook for it, nor tells its log
+   * controller, so it is counted (as `unmatched`) and its line written once it is answered.
+   */
+  refusedByRouter(request: FastifyRequest, reply: FastifyReply, lines: RequestLines): void;
+  /** A request's id (Fastify's `genReqId`): see `request-log.ts`. */
+  requestId(request: IncomingMessage): string;
+  /**
+   * A request answered by hand before routing (its bytes refused by Node's parser, a missing
+   * Host): counted under `(parser)` (or `unmatched`: a method no route has), and reported in a
+   * warn line at most once a minute with how many there were.
+   */
+  refusedBeforeRouting(status: number, method: string | undefined, unmatched?: boolean): void;
   /** The fast path's side of both. */
   fast: FastAccounting;
 }
@@ -44,8 +70,11 @@ export interface FastAccounting {
    * undefined hands it to the framework, which refuses it in the contract's words.
    */
   admit(request: IncomingMessage, credential: string): Admitted | undefined | Promise<Admitted | undefined>;
-  /** A fast answer given: counted as the framework counts its own. */
-  answered(route: string, method: string, status: number, startedAt: number): void;
+  /**
+   * A fast answer given: counted as the framework counts its own. Logged only at debug: a line
+   * per cached answer would be a share of its cost.
+   */
+  answered(request: IncomingMessage, route: string, status: number, startedAt: number): void;
   /** A delivery request handed to the framework, and why. */
   refused(reason: FastPathRefusal): void;
 }
@@ -61,8 +90,17 @@ export function createRequestAccounting(options: {
   limits: RateLimits;
   /** Take the client address from the first `X-Forwarded-For` hop (`FOLIO_TRUST_PROXY`). */
   trustProxy: boolean;
+  /** Where refusals before routing, and fast answers at debug, are told; none: silent. */
+  log?: FastifyBaseLogger | undefined;
+  /** How often refusals before routing are reported at most (tests shorten it). */
+  refusalsReportEveryMs?: number;
 }): RequestAccounting {
-  const { metrics, limits } = options;
+  const { metrics, limits, log } = options;
+  const requestId = createRequestIds(options.trustProxy);
+  const refusals = createRefusalReports(log, options.refusalsReportEveryMs ?? REFUSALS_REPORT_EVERY_MS);
+  // Fixed at start: at info, a fast answer costs no check of the level.
+  const fastLines = log !== undefined && DEBUG_LEVELS.has(log.level);
+  const fastIds = new WeakMap<IncomingMessage, string>();
   const addressOf = (request: IncomingMessage): string => {
     if (options.trustProxy) {
       const forwarded = request.headers['x-forwarded-for'];
@@ -80,8 +118,24 @@ export function createRequestAccounting(options: {
 
   const genuine = new WeakSet<FastifyRequest>();
 
+  const admitFast = (
+    request: IncomingMessage,
+    credential: string,
+  ): Admitted | undefined | Promise<Admitted | undefined> => {
+    // Reading the client's address is a share of a cached answer's cost: skipped while no
+    // address can be blocked.
+    const wait = limits.blocking ? limits.blockedFor(addressOf(request)) : 0;
+    if (typeof wait === 'number') return wait > 0 ? undefined : spendFast(credential);
+    return wait.then((seconds) => (seconds > 0 ? undefined : spendFast(credential)));
+  };
+
   return {
     install(app) {
+      app.addHook('onClose', async () => refusals.stop());
+      app.addHook('onRequest', (request, reply, done) => {
+        reply.header(REQUEST_ID_HEADER, request.id);
+        done();
+      });
       app.addHook('onRequest', async (request) => {
         if (!AUTHENTICATED.test(pathOf(request))) return;
         const wait = await limits.blockedFor(addressOf(request.raw));
@@ -92,17 +146,26 @@ export function createRequestAccounting(options: {
         if (status === 401 && COUNTED_FAILURES.test(pathOf(request)) && !genuine.has(request)) {
           limits.failed(addressOf(request.raw));
         }
-        metrics.answered(
-          request.routeOptions.url ?? UNMATCHED,
-          request.method,
-          status,
-          reply.elapsedTime / 1000,
-        );
+        metrics.answered(routeLabel(request), request.method, status, reply.elapsedTime / 1000);
         done();
       });
     },
     authenticated(request) {
       genuine.add(request);
+    },
+    refusedByRouter(request, reply, lines) {
+      const startedAt = performance.now();
+      reply.raw.once('finish', () => {
+        const ms = performance.now() - startedAt;
+        metrics.answered(UNMATCHED, request.method, reply.statusCode, ms / 1000);
+        lines.write(request, reply, ms);
+      });
+    },
+    requestId,
+    refusedBeforeRouting(status, method, unmatched = false) {
+      const label = method !== undefined && KNOWN_METHODS.has(method) ? method : 'other';
+      metrics.answered(unmatched ? UNMATCHED : BEFORE_ROUTING, label, status, 0);
+      refusals.add(status);
     },
     async spend(_request, reply, credential) {
       const spent = await limits.spend(credential);
@@ -121,16 +184,23 @@ export function createRequestAccounting(options: {
     },
     fast: {
       admit(request, credential) {
-        // Reading the client's address is a share of a cached answer's cost: skipped while no
-        // address can be blocked.
-        const wait = limits.blocking ? limits.blockedFor(addressOf(request)) : 0;
-        if (typeof wait === 'number') return wait > 0 ? undefined : spendFast(credential);
-        return wait.then((seconds) => (seconds > 0 ? undefined : spendFast(credential)));
+        const admitted = admitFast(request, credential);
+        if (!fastLines) return admitted;
+        // At debug a fast answer has a line, so it carries the id that line holds.
+        const id = requestId(request);
+        fastIds.set(request, id);
+        const tag = (fields: Admitted | undefined) => fields && { ...fields, [REQUEST_ID_HEADER]: id };
+        return admitted instanceof Promise ? admitted.then(tag) : tag(admitted);
       },
       refused: (reason) => metrics.fastPathRefused(reason),
-      answered(route, method, status, startedAt) {
+      answered(request, route, status, startedAt) {
+        const ms = performance.now() - startedAt;
         metrics.cacheHit();
-        metrics.answered(route, method, status, (performance.now() - startedAt) / 1000);
+        metrics.answered(route, request.method!, status, ms / 1000);
+        if (fastLines) {
+          const fields = answerFields(request.method!, route, request.url ?? '', status, ms);
+          log!.debug({ reqId: fastIds.get(request), ...fields, fast: true }, 'request answered');
+        }
       },
     },
   };
@@ -158,4 +228,41 @@ function tooManyFailures(seconds: number): AppError {
     undefined,
     { retryAfterSeconds: seconds },
   );
+}
+
+/**
+ * Requests refused before routing, told at most once per `everyMs`: the first at once, those
+ * that follow within the period together when it ends, with how many of each status there were.
+ */
+function createRefusalReports(log: FastifyBaseLogger | undefined, everyMs: number) {
+  const pending = new Map<number, number>();
+  let timer: NodeJS.Timeout | undefined;
+  const report = (): boolean => {
+    if (pending.size === 0) return false;
+    let refused = 0;
+    for (const count of pending.values()) refused += count;
+    log?.warn(
+      { route: BEFORE_ROUTING, refused, statuses: Object.fromEntries(pending) },
+      'requests refused before routing: malformed HTTP, oversized headers or too slow to arrive',
+    );
+    pending.clear();
+    return true;
+  };
+  return {
+    add(status: number) {
+      if (!log) return;
+      pending.set(status, (pending.get(status) ?? 0) + 1);
+      if (timer) return;
+      report();
+      timer = setInterval(() => {
+        if (report()) return;
+        clearInterval(timer);
+        timer = undefined;
+      }, everyMs).unref();
+    },
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
 }

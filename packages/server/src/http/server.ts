@@ -31,7 +31,11 @@ const MISSING_HOST = 'An HTTP/1.1 request needs a Host header.';
 export function createHttpServer(
   listener: http.RequestListener,
   timeouts: RequestTimeouts = REQUEST_TIMEOUTS,
-  options: { drainOnClose?: boolean } = {},
+  options: {
+    drainOnClose?: boolean;
+    /** Told of each request answered here, before any router saw it, by status and method. */
+    refused?: (status: number, method: string | undefined, unmatched?: boolean) => void;
+  } = {},
 ): http.Server {
   const server = http.createServer(
     {
@@ -63,6 +67,7 @@ export function createHttpServer(
       }
       if (request.headers.host === undefined && request.httpVersion === '1.1') {
         answerAndClose(request.socket, new AppError('bad_request', MISSING_HOST));
+        options.refused?.(400, request.method);
         return;
       }
       // Closing: each answer ends its connection (Connection: close), whichever path gives it,
@@ -88,6 +93,7 @@ export function createHttpServer(
   // the socket unanswered. Folio is no proxy: it answers as it does any method no route has.
   server.on('connect', (request: http.IncomingMessage, socket: Socket) => {
     answerAndClose(socket, new AppError('not_found', `No route matches CONNECT ${request.url}.`));
+    options.refused?.(404, 'CONNECT', true);
   });
   return server;
 }

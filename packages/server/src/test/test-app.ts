@@ -1,6 +1,7 @@
 import type { ArticleInput, Block, Project } from '@folio/schema';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
+import pino from 'pino';
 import { type AppOptions, buildApp } from '../app.ts';
 import type { ChangeFeed } from '../db/change-feed.ts';
 import type { DialectName } from '../db/connect.ts';
@@ -88,6 +89,8 @@ export interface TestAppOptions {
   webhookRetentionMs?: number;
   /** Answers made at once; by default from the heap, as a server's. */
   answerSlots?: AnswerSlotsOptions;
+  /** Where the app logs (see `captureLog`); silent when not given. */
+  logger?: FastifyBaseLogger;
 }
 
 /** A short retry schedule; with `random` fixed at 0 there is no jitter in tests. */
@@ -140,6 +143,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     ...(options.changesRetentionMs === undefined ? {} : { changesRetentionMs: options.changesRetentionMs }),
     ...(options.webhookRetentionMs === undefined ? {} : { webhookRetentionMs: options.webhookRetentionMs }),
     ...(options.answerSlots ? { answerSlots: options.answerSlots } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   let origin: Promise<string> | undefined;
 
@@ -254,4 +258,20 @@ export async function trusted(feed: ChangeFeed, ms = 10_000): Promise<string> {
     if (Date.now() > until) throw new Error(`the change feed did not confirm its lease within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** A log line as written: pino's fields and the line's own. */
+export type LogLine = Record<string, unknown> & { level: number; msg: string };
+
+/** pino's numeric levels. */
+export const LEVELS = { debug: 20, info: 30, warn: 40, error: 50 } as const;
+
+/** A logger at `level` whose lines the test reads back, parsed, as they are written. */
+export function captureLog(level: 'debug' | 'info' = 'info'): {
+  logger: FastifyBaseLogger;
+  lines: LogLine[];
+} {
+  const lines: LogLine[] = [];
+  const logger = pino({ level }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { logger, lines };
 }

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+
+/**
+ * What an operator reads of each request: one line, written once its answer is done, holding all
+ * that is needed to find a slow or failing request without joining lines (method, route
+ * template, path, status, duration, request id). The request id is echoed in `x-request-id`, so
+ * a client reporting a problem can quote it.
+ */
+
+/** The header a request's id is echoed in, and taken from behind a trusted proxy. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+// Long enough to show which page of which article, short enough that a flood of long 404 paths
+// does not cost a log line its length each.
+const MAX_LOGGED_PATH = 200;
+// An id a proxy sends is reused only if it reads as one: it is written into every line and
+// echoed to the client.
+const FORWARDED_ID = /^[!-~]{1,64}$/;
+// Credentials Folio issues, wherever a client put them (a path segment, percent-encoded or not):
+// the log must never hold one.
+const CREDENTIAL = /folio(?:_|%5f)(admin|ck|pk|pt)(?:_|%5f)[^/?#]*/gi;
+
+/** Level and message of a line that is not a plain answer: a 5xx, or an answer told elsewhere. */
+interface Outcome {
+  level: 'info' | 'warn' | 'error';
+  msg: string;
+  err?: unknown;
+}
+
+const outcomes = new WeakMap<FastifyRequest, Outcome>();
+
+/**
+ * How `request`'s line is to read: its level, its message and the error, if any. The first
+ * description stands: a route that already reported a failure in a line of its own (an outage,
+ * once) keeps its answer's line quiet whatever the error handler would say.
+ */
+export function describeAnswer(
+  request: FastifyRequest,
+  level: Outcome['level'],
+  msg: string,
+  err?: unknown,
+): void {
+  if (!outcomes.has(request)) outcomes.set(request, err === undefined ? { level, msg } : { level, msg, err });
+}
+
+/**
+ * Request ids: unique across processes and restarts (a random prefix per process), cheap per
+ * request (a counter after it), and the trusted proxy's own when it sends a usable one.
+ */
+export function createRequestIds(trustProxy: boolean): (request: IncomingMessage) => string {
+  const prefix = randomBytes(6).toString('base64url');
+  let count = 0;
+  return (request) => {
+    if (trustProxy) {
+      const sent = request.headers[REQUEST_ID_HEADER];
+      if (typeof sent === 'string' && FORWARDED_ID.test(sent)) return sent;
+    }
+    count++;
+    return `${prefix}-${count.toString(36)}`;
+  };
+}
+
+/**
+ * The path of `url` fit for a log line: without its query (it may hold a preview token or a
+ * search), with any Folio credential in it redacted, and cut to a bounded length.
+ */
+export function loggedPath(url: string): string {
+  const query = url.indexOf('?');
+  const path = (query === -1 ? url : url.slice(0, query)).replace(CREDENTIAL, 'folio_$1_(redacted)');
+  return path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path;
+}
+
+/** What every request line holds, on either path. */
+export function answerFields(
+  method: string,
+  route: string,
+  url: string,
+  status: number,
+  ms: number,
+): Record<string, unknown> {
+  return { method, route, path: loggedPath(url), status, ms: Math.round(ms * 100) / 100 };
+}
+
+/**
+ * Fastify's own request lines replaced by one per answer: its "incoming request" line is
+ * dropped, and its "request completed" line (status and time only, to be joined with the
+ * first by id) becomes the line above. Its other lines (a stream that failed mid-answer) stay.
+ */
+export class RequestLines extends LogController {
+  readonly #route: (request: FastifyRequest) => string;
+
+  constructor(route: (request: FastifyRequest) => string) {
+    super();
+    this.#route = route;
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    this.write(request, reply, reply.elapsedTime, error);
+  }
+
+  /** The line of an answer, also for those Fastify gives no `requestCompleted` (see `app.ts`). */
+  write(request: FastifyRequest, reply: FastifyReply, ms: number, error?: Error | null): void {
+    const fields = answerFields(request.method, this.#route(request), request.url, reply.statusCode, ms);
+    if (error) {
+      reply.log.error({ ...fields, err: error }, 'request answer failed');
+      return;
+    }
+    const outcome = outcomes.get(request);
+    if (outcome) {
+      reply.log[outcome.level](
+        outcome.err === undefined ? fields : { ...fields, err: outcome.err },
+        outcome.msg,
+      );
+    } else if (reply.statusCode >= 500) reply.log.error(fields, 'request answered');
+    else reply.log.info(fields, 'request answered');
+  }
+}

@@ -4,7 +4,9 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/tables.ts';
 import { withDeadline } from '../deadline.ts';
 import { AppError } from '../errors.ts';
+import { createFailureStreak } from '../failure-streak.ts';
 import { allowAnyOrigin } from '../http/cors.ts';
+import { describeAnswer } from '../http/request-log.ts';
 import { errorResponses } from './common.ts';
 
 // A load balancer's health check gives up after a few seconds (Kubernetes' probe after one,
@@ -26,6 +28,13 @@ export function healthRoutes(db: Kysely<Database>): FastifyPluginAsyncTypebox {
     let closing = false;
     app.addHook('preClose', async () => {
       closing = true;
+    });
+    // A balancer probes several times a second: an outage is one line when it starts (and a
+    // reminder now and then), one when it ends, and each probe's own line stays at info.
+    const outage = createFailureStreak({
+      failing: (error, tries) =>
+        app.log.warn({ err: error, tries }, 'readiness: the database is not answering'),
+      recovered: (tries) => app.log.warn({ tries }, 'readiness: the database answers again'),
     });
     app.get(
       '/healthz',
@@ -56,9 +65,11 @@ export function healthRoutes(db: Kysely<Database>): FastifyPluginAsyncTypebox {
         try {
           await withDeadline(sql`select 1`.execute(db), READY_WITHIN_MS, 'no answer in time');
         } catch (error) {
-          request.log.warn({ err: error }, 'database is not answering');
+          outage.failed(error);
+          describeAnswer(request, 'info', 'request answered 503: the database is not answering');
           throw new AppError('unavailable', 'The database is not answering.');
         }
+        outage.succeeded();
         return { success: true as const, data: { status: 'ready' } };
       },
     );

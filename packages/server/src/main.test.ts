@@ -17,6 +17,7 @@ import {
   startServer,
   stop,
 } from './test/server-process.ts';
+import { FOLIO_VERSION } from './version.ts';
 
 describe('first start on the embedded database', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-main-'));
@@ -69,6 +70,43 @@ describe('first start on the embedded database', () => {
       assert.match(output, new RegExp(`Dashboard: http://localhost:${port}/dashboard\\n`));
       assert.match(output, /Sign in with the admin token printed at the first start/);
       assert.match(output, /Lost it\? Run `folio admin-token reset` \(or set FOLIO_ADMIN_TOKEN\)/);
+    } finally {
+      assert.equal(await stop(server), 0);
+    }
+  });
+});
+
+describe('the log at LOG_LEVEL=info', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-main-'));
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  test('states the version and the database at start, then one line per request', async () => {
+    const port = await freePort();
+    const server = await startServer({ PORT: String(port), FOLIO_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    const json = () =>
+      server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    try {
+      const answer = await fetch(`http://127.0.0.1:${port}/nothing/here?key=folio_ck_secret`);
+      assert.equal(answer.status, 404);
+      const id = answer.headers.get('x-request-id');
+      // The log is written asynchronously; the banner may come first.
+      let mine: Record<string, unknown>[] = [];
+      for (let i = 0; i < 40 && mine.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        mine = json().filter((line) => line.reqId === id);
+      }
+      const started = json().find((line) => line.msg === 'Folio started');
+      assert.ok(started, server.output());
+      assert.equal(started.version, FOLIO_VERSION);
+      assert.equal(started.database, 'sqlite');
+      assert.equal(mine.length, 1, server.output());
+      assert.equal(mine[0]!.path, '/nothing/here');
+      assert.equal(mine[0]!.status, 404);
+      assert.doesNotMatch(server.output(), /incoming request|folio_ck_secret/);
     } finally {
       assert.equal(await stop(server), 0);
     }

@@ -1,10 +1,11 @@
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { createRateLimits } from './http/rate-limits.ts';
+import { createRateLimits, warnLockedOut } from './http/rate-limits.ts';
 import { loadConfigOrExit, onSignals, openRuntime } from './runtime.ts';
 import { resolveAdminCredential } from './services/admin-auth.ts';
 import { seedDemoProject } from './services/demo.ts';
 import type { ServiceDeps } from './services/deps.ts';
+import { FOLIO_VERSION } from './version.ts';
 
 // How long a shutdown waits for requests and webhook deliveries in flight.
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -49,6 +50,7 @@ export async function start(config: Config): Promise<void> {
       authFailures: config.authFailureLimit,
       redisUrl: config.redisUrl,
       warn: (message) => logger.warn(message),
+      lockedOut: (address, seconds) => warnLockedOut(logger, address, seconds),
     }),
   });
   await app.ready();
@@ -60,6 +62,11 @@ export async function start(config: Config): Promise<void> {
   });
   dispatcher.start();
   scheduler.start();
+  // The banner is for a person; this line is for whoever reads the log after an upgrade.
+  logger.info(
+    { version: FOLIO_VERSION, database: database.dialect, node: process.version, url: config.baseUrl },
+    'Folio started',
+  );
   // Before the banner: whoever reads "Folio is running" may stop it at once, and a SIGTERM that
   // finds no handler ends the process without its shutdown.
   onSignals(

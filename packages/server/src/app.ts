@@ -252,7 +252,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installErrorHandling(app);
   installConditionalGets(app);
   if (options.sharedDatabaseWait) shareDatabaseWait(app);
-  accounting.install(app);
+  accounting.install(app, requestLines);
   if (feed) settleWrites(app, feed);
 
   await app.register(swagger, {

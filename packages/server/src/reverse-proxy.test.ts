@@ -159,12 +159,12 @@ describe('Folio behind nginx (deploy/nginx/folio.conf)', { skip: nginxMissing('t
         folio
           .output()
           .split('\n')
-          .find((text) => text.includes(`"url":"${probe(name)}"`) && text.includes('"remoteAddress"'));
+          .find((text) => text.includes(`"path":"${probe(name)}"`) && text.includes('"remoteAddress"'));
       for (let tries = 0; !find() && tries < 100; tries++)
         await new Promise((resolve) => setTimeout(resolve, 20));
       const line = find();
       assert.ok(line, `no request log line for ${name}:\n${folio.output()}`);
-      return (JSON.parse(line) as { req: { remoteAddress: string } }).req.remoteAddress;
+      return (JSON.parse(line) as { remoteAddress: string }).remoteAddress;
     };
     assert.equal(await seen('through-nginx'), CLIENT_ADDRESS);
     assert.equal(await seen('direct'), '203.0.113.9');

@@ -16,6 +16,9 @@ const AUTHENTICATED = /^\/(api|admin|metrics|dashboard(?!\/assets\/))(\/|$|\?)/;
 const COUNTED_FAILURES = /^\/(api\/|admin\/|metrics(\?|$)|dashboard\/sign-in(\?|$))/;
 // Requests that match no route share one label, so label values stay bounded.
 const UNMATCHED = 'unmatched';
+// The status an answer its reader left before it was complete is counted and logged under
+// (nginx's "client closed request"): what was sent, if anything, is not what was asked for.
+const CLIENT_LEFT = 499;
 // Requests answered before any route was looked for (Node's HTTP parser refused their bytes):
 // one label of their own, so they are counted without a label value per thing a client sent.
 export const BEFORE_ROUTING = '(parser)';
@@ -36,7 +39,7 @@ export function routeLabel(request: FastifyRequest): string {
  */
 export interface RequestAccounting {
   /** Installs the address check, failure counting and metrics on the framework's path. */
-  install(app: FastifyInstance): void;
+  install(app: FastifyInstance, lines: RequestLines): void;
   /**
    * Spends a request of `credential` (after it was checked) on the framework's path: sets the
    * RateLimit fields, and refuses the request with 429 past the budget.
@@ -130,10 +133,20 @@ export function createRequestAccounting(options: {
   };
 
   return {
-    install(app) {
+    install(app, lines) {
       app.addHook('onClose', async () => refusals.stop());
+      const counted = new WeakSet<FastifyRequest>();
       app.addHook('onRequest', (request, reply, done) => {
         reply.header(REQUEST_ID_HEADER, request.id);
+        // A reader that leaves before its answer is complete (in line for a turn, or halfway
+        // through a stream) ends no hook of Fastify's, nor its log controller: counted and told
+        // here, as nginx does, under 499.
+        reply.raw.once('close', () => {
+          if (reply.raw.writableFinished || counted.has(request)) return;
+          counted.add(request);
+          metrics.answered(routeLabel(request), request.method, CLIENT_LEFT, reply.elapsedTime / 1000);
+          lines.left(request, reply, CLIENT_LEFT);
+        });
         done();
       });
       app.addHook('onRequest', async (request) => {
@@ -142,6 +155,8 @@ export function createRequestAccounting(options: {
         if (wait > 0) throw tooManyFailures(wait);
       });
       app.addHook('onResponse', (request, reply, done) => {
+        if (counted.has(request)) return done();
+        counted.add(request);
         const status = reply.statusCode;
         if (status === 401 && COUNTED_FAILURES.test(pathOf(request)) && !genuine.has(request)) {
           limits.failed(addressOf(request.raw));
@@ -198,7 +213,14 @@ export function createRequestAccounting(options: {
         metrics.cacheHit();
         metrics.answered(route, request.method!, status, ms / 1000);
         if (fastLines) {
-          const fields = answerFields(request.method!, route, request.url ?? '', status, ms);
+          const fields = answerFields(
+            request.method!,
+            route,
+            request.url ?? '',
+            status,
+            ms,
+            addressOf(request),
+          );
           log!.debug({ reqId: fastIds.get(request), ...fields, fast: true }, 'request answered');
         }
       },

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';
+import type { FastifyReply } from 'fastify';
 import { DIALECTS } from '../test/databases.ts';
 import {
   ADMIN_TOKEN,
@@ -95,6 +97,11 @@ for (const dialect of DIALECTS) {
       assert.ok(path.startsWith('/folio_pt_(redacted)/xxx'), path);
       assert.ok(!path.includes('?'));
       assert.equal(loggedPath('/a/folio%5Fck%5Fsecret/b'), '/a/folio_ck_(redacted)/b');
+      // Any letter of it escaped, or all of them, a broken escape elsewhere in the path.
+      assert.equal(loggedPath('/a/%66olio_ck_secret/b/%zz'), '/a/folio_ck_(redacted)/b/%zz');
+      const escaped = [...'folio_pt_secret'].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+      assert.equal(loggedPath(`/a/${escaped}`), '/a/folio_pt_(redacted)');
+      assert.equal(loggedPath('/a/caf%C3%A9'), '/a/caf%C3%A9', 'a path without a key is logged as sent');
     });
 
     test('a 5xx is one line, at error, with the error', async () => {
@@ -128,6 +135,45 @@ for (const dialect of DIALECTS) {
       assert.match(
         metrics.body,
         /folio_http_requests_total\{route="unmatched",method="GET",status="400"\} 1/,
+      );
+    });
+
+    test('a reader that leaves before its answer is complete is one line and one count, as 499', async () => {
+      const { logger, lines } = captureLog('info');
+      const t = await createTestApp(dialect, { logger, answerSlots: { slots: 1, patienceMs: 60_000 } });
+      opened.push(t);
+      const project = await t.createProject();
+      const key = await t.createKey(project.id);
+      const port = await portOf(t);
+      // The only turn is taken, so the request waits in line until its reader leaves.
+      const raw = Object.assign(new EventEmitter(), { closed: false });
+      await t.app.answerSlots.hold({ raw } as unknown as FastifyReply);
+      lines.length = 0;
+      const path = `/api/v1/projects/${project.id}/content/by-slug/gone`;
+      const socket = net.connect(port, '127.0.0.1');
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      const waiting = async (count: number) => {
+        for (let i = 0; i < 200 && t.app.answerSlots.use().waiting !== count; i++)
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.equal(t.app.answerSlots.use().waiting, count);
+      };
+      await waiting(1);
+      socket.destroy();
+      await waiting(0);
+      raw.closed = true;
+      raw.emit('close');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const told = answers(lines);
+      assert.equal(told.length, 1, JSON.stringify(lines));
+      assert.equal(told[0]!.msg, 'reader left before the answer was complete');
+      assert.equal(told[0]!.status, 499);
+      assert.equal(told[0]!.route, '/api/v1/projects/:projectId/content/by-slug/:slug');
+      assert.equal(told[0]!.path, path);
+      assert.equal(told[0]!.sent, null);
+      const metrics = await t.admin('GET', '/metrics');
+      assert.match(
+        metrics.body,
+        /folio_http_requests_total\{route="\/api\/v1\/projects\/:projectId\/content\/by-slug\/:slug",method="GET",status="499"\} 1\n/,
       );
     });
 

@@ -68,19 +68,38 @@ export function createRequestIds(trustProxy: boolean): (request: IncomingMessage
  */
 export function loggedPath(url: string): string {
   const query = url.indexOf('?');
-  const path = (query === -1 ? url : url.slice(0, query)).replace(CREDENTIAL, 'folio_$1_(redacted)');
+  let path = query === -1 ? url : url.slice(0, query);
+  // The router decodes a path once, so `%66olio_ck_…` is the same key: looked for decoded, and
+  // then logged decoded (byte by byte), with the key left out.
+  if (path.includes('%')) {
+    const decoded = decodedOrNot(path);
+    if (decoded.replace(CREDENTIAL, '') !== decoded) path = decoded;
+  }
+  path = path.replace(CREDENTIAL, 'folio_$1_(redacted)');
   return path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path;
 }
 
-/** What every request line holds, on either path. */
+// Each escape decoded to the byte it stands for: a broken one elsewhere in the path must not
+// keep a key in it hidden from the pattern.
+function decodedOrNot(path: string): string {
+  return path.replace(/%[0-9a-f]{2}/gi, (escaped) =>
+    String.fromCharCode(Number.parseInt(escaped.slice(1), 16)),
+  );
+}
+
+/**
+ * What every request line holds, on either path. `remoteAddress` is the client's, the first
+ * `X-Forwarded-For` hop behind a trusted proxy: who sent a flood is what an operator asks first.
+ */
 export function answerFields(
   method: string,
   route: string,
   url: string,
   status: number,
   ms: number,
+  remoteAddress: string,
 ): Record<string, unknown> {
-  return { method, route, path: loggedPath(url), status, ms: Math.round(ms * 100) / 100 };
+  return { method, route, path: loggedPath(url), status, ms: Math.round(ms * 100) / 100, remoteAddress };
 }
 
 /**
@@ -98,6 +117,27 @@ export class RequestLines extends LogController {
 
   override incomingRequest(): void {}
 
+  // A reader that went away mid-stream has its own line (`left`), with what it was asking for.
+  override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE')
+      super.streamError(error, request, reply);
+  }
+
+  /** The line of a request whose reader left before its answer was complete. */
+  left(request: FastifyRequest, reply: FastifyReply, status: number): void {
+    const fields = answerFields(
+      request.method,
+      this.#route(request),
+      request.url,
+      status,
+      reply.elapsedTime,
+      request.ip,
+    );
+    // What had been sent when it left, if anything.
+    const sent = reply.raw.headersSent ? reply.raw.statusCode : null;
+    reply.log.info({ ...fields, sent }, 'reader left before the answer was complete');
+  }
+
   override requestCompleted(
     error: Error | null | undefined,
     request: FastifyRequest,
@@ -108,7 +148,14 @@ export class RequestLines extends LogController {
 
   /** The line of an answer, also for those Fastify gives no `requestCompleted` (see `app.ts`). */
   write(request: FastifyRequest, reply: FastifyReply, ms: number, error?: Error | null): void {
-    const fields = answerFields(request.method, this.#route(request), request.url, reply.statusCode, ms);
+    const fields = answerFields(
+      request.method,
+      this.#route(request),
+      request.url,
+      reply.statusCode,
+      ms,
+      request.ip,
+    );
     if (error) {
       reply.log.error({ ...fields, err: error }, 'request answer failed');
       return;

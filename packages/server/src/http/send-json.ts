@@ -1,11 +1,10 @@
-import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonText } from '../services/json-runs.ts';
 import { PRIVATE_NO_STORE } from './caching.ts';
 import { negotiateEncoding } from './compression.ts';
-import { heldTag, strongTag } from './etag.ts';
+import { heldTag, matchesIfNoneMatch, strongTag } from './etag.ts';
 import type { ResponseCache } from './response-cache.ts';
-import { CHUNK_AT_A_TIME, streamJson } from './send-stream.ts';
+import { readableOf, streamJson, streamTags } from './send-stream.ts';
 
 /**
  * An answer made in chunks (a list, `services/json-runs.ts`) that ends within this many bytes is
@@ -78,7 +77,6 @@ export async function sendJsonStream(
 ): Promise<FastifyReply> {
   if (cache.get(key)) return sendJson(request, reply, cache, key, async () => '', looked);
   looked?.(false);
-  await reply.server.answerSlots.hold(reply);
   return streamJson(request, reply, cache, { key }, chunks());
 }
 
@@ -104,6 +102,14 @@ export async function sendCached(
   looked?.(found !== undefined);
   let entry = found;
   if (!entry) {
+    // A tag a streamed answer of this key was sent with stands for it: a 304 without reading.
+    const streamed = key === undefined ? undefined : streamTags(key, timed?.expiresAt).identity;
+    if (streamed && matchesIfNoneMatch(request.headers['if-none-match'], streamed)) {
+      reply.header('content-type', what.type);
+      reply.header('vary', 'accept-encoding');
+      reply.header('etag', streamed);
+      return reply.send('');
+    }
     await reply.server.answerSlots.hold(reply);
     const built = await wholeOrStream(await build());
     if ('stream' in built) {
@@ -151,7 +157,7 @@ export async function sendPrivateJsonText(reply: FastifyReply, text: JsonText): 
   if ('whole' in built) return sendPrivateJson(reply, built.whole);
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('cache-control', PRIVATE_NO_STORE);
-  return reply.send(Readable.from(built.stream, CHUNK_AT_A_TIME));
+  return reply.send(readableOf(reply.request, built.stream));
 }
 
 /**
@@ -162,5 +168,5 @@ export async function sendJsonText(reply: FastifyReply, text: JsonText): Promise
   if (typeof text !== 'string') await reply.server.answerSlots.hold(reply);
   const built = await wholeOrStream(text);
   reply.header('content-type', 'application/json; charset=utf-8');
-  return reply.send('whole' in built ? built.whole : Readable.from(built.stream, CHUNK_AT_A_TIME));
+  return reply.send('whole' in built ? built.whole : readableOf(reply.request, built.stream));
 }

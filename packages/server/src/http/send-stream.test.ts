@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import Fastify from 'fastify';
+import Fastify, { type FastifyRequest } from 'fastify';
 import { createAnswerSlots, defaultAnswerSlots } from './answer-slots.ts';
 import { createResponseCache } from './response-cache.ts';
 import { sendJsonStream } from './send-json.ts';
+import { readableOf } from './send-stream.ts';
 
 test('concurrent misses of one streamed answer: each reader gets it whole, one copy is collected', async () => {
   const cache = createResponseCache(1024 * 1024);
@@ -41,4 +42,30 @@ test('concurrent misses of one streamed answer: each reader gets it whole, one c
   } finally {
     await app.close();
   }
+});
+
+test('a HEAD answer is an empty body, and the chunks it would have held are ended unread', async () => {
+  let read = 0;
+  let ended = false;
+  async function* chunks() {
+    try {
+      for (;;) {
+        read++;
+        yield 'x';
+      }
+    } finally {
+      ended = true;
+    }
+  }
+  const head = readableOf({ method: 'HEAD' } as FastifyRequest, chunks());
+  const got: unknown[] = [];
+  for await (const chunk of head) got.push(chunk);
+  assert.deepEqual(got, []);
+  assert.equal(read, 0);
+
+  const source = chunks();
+  await source.next();
+  readableOf({ method: 'HEAD' } as FastifyRequest, source);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(ended, true, 'a source already started is ended');
 });

@@ -38,23 +38,24 @@ export interface StreamKeeping {
  * tag is derived from those, since it must be sent before the body exists; the bytes are
  * collected on the way and cached for the next request.
  */
-export function streamJson(
+export async function streamJson(
   request: FastifyRequest,
   reply: FastifyReply,
   cache: ResponseCache,
   keeping: StreamKeeping,
   chunks: AsyncIterable<string>,
-): FastifyReply {
+): Promise<FastifyReply> {
   const { key, expiresAt } = keeping;
-  // An answer that holds a time is other bytes past it under the same key (the changes feed).
-  const tags = encodedTags(strongTag(expiresAt === undefined ? (key ?? '') : `${key}\n${expiresAt}`));
+  const tags = streamTags(key, expiresAt);
   const etag = tags.identity;
+  const unchanged = key !== undefined && matchesIfNoneMatch(request.headers['if-none-match'], etag);
+  // What a 304 says is known from the key: no turn to read the database is needed for it.
+  if (unchanged) await chunks[Symbol.asyncIterator]().return?.();
+  else await reply.server.answerSlots.hold(reply);
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.header('vary', 'accept-encoding');
-  if (key !== undefined) {
-    reply.header('etag', etag);
-    if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.send('');
-  }
+  if (key !== undefined) reply.header('etag', etag);
+  if (unchanged) return reply.send('');
 
   const collected: string[] = [];
   let size = 0;
@@ -97,7 +98,7 @@ export function streamJson(
       if (collector) collecting.delete(key);
     }
   }
-  const body = Readable.from(collect(), CHUNK_AT_A_TIME);
+  const body = readableOf(request, collect());
   const encoding = negotiateEncoding(request.headers['accept-encoding']);
   if (encoding === 'identity') return reply.send(body);
   reply.header('content-encoding', encoding);
@@ -123,5 +124,26 @@ export async function sendPrivateJsonStream(
   reply.header('cache-control', PRIVATE_NO_STORE);
   reply.header('etag', etag);
   if (unchanged) return reply.send('');
-  return reply.send(Readable.from(chunks(), CHUNK_AT_A_TIME));
+  return reply.send(readableOf(request, chunks()));
+}
+
+/**
+ * The strong tags of a streamed answer, derived from its key (which holds the content version)
+ * and, for one that holds a time, until when it stays the same: the bytes are not known before
+ * they are sent. An answer that holds a time is other bytes past it under the same key (the
+ * changes feed).
+ */
+export function streamTags(key: string | undefined, expiresAt: number | undefined) {
+  return encodedTags(strongTag(expiresAt === undefined ? (key ?? '') : `${key}\n${expiresAt}`));
+}
+
+/**
+ * `chunks` as a body read one chunk at a time. For a HEAD request, an empty one, and `chunks`
+ * ended unread: Fastify drains the body of a HEAD answer after it is sent, which would read the
+ * whole list from the database for nobody, after its turn was given back.
+ */
+export function readableOf(request: FastifyRequest, chunks: AsyncIterable<string>): Readable {
+  if (request.method !== 'HEAD') return Readable.from(chunks, CHUNK_AT_A_TIME);
+  void chunks[Symbol.asyncIterator]().return?.();
+  return Readable.from([]);
 }

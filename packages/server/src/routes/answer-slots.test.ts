@@ -2,8 +2,14 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { FastifyReply } from 'fastify';
+import { WHOLE_ANSWER_BYTES } from '../http/send-json.ts';
 import { DIALECTS } from '../test/databases.ts';
-import { createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
+import { createTestApp, newArticle, paragraph, type TestApp } from '../test/test-app.ts';
+
+// Three of these make a list larger than an answer sent whole.
+const LARGE_BLOCKS = Array.from({ length: 200 }, (_, i) =>
+  paragraph(`${i} ${'words of a long article '.repeat(90)}`),
+);
 
 /** Takes the app's only slot, as an answer being made for a slow reader would; `give` hands it back. */
 async function takeTheSlot(t: TestApp): Promise<{ give(): void }> {
@@ -51,6 +57,36 @@ for (const dialect of DIALECTS) {
       assert.equal(t.app.answerSlots.use().held, 0, 'a 503 gave its place back');
       assert.equal((await t.deliver(key, `${list}/by-slug/a`)).statusCode, 200);
       assert.equal((await t.admin('GET', `/admin/v1/projects/${projectId}/articles`)).statusCode, 200);
+      assert.deepEqual(t.app.answerSlots.use(), { held: 0, waiting: 0 });
+    });
+
+    test('a 304 for a streamed answer needs no turn; a HEAD is answered without a body', async () => {
+      await t.close();
+      // No cache: each read of the list is made anew, as one too large to keep would be.
+      t = await createTestApp(dialect, { responseCacheBytes: 0, answerSlots: { slots: 1, patienceMs: 50 } });
+      projectId = (await t.createProject()).id;
+      key = await t.createKey(projectId);
+      for (const id of ['a', 'b', 'c'])
+        await t.putArticle(projectId, id, newArticle({ slug: id, blocks: LARGE_BLOCKS, published: true }));
+      const list = `/api/v1/projects/${projectId}/content?limit=100`;
+      const first = await t.deliver(key, list);
+      assert.equal(first.statusCode, 200);
+      assert.ok(first.rawPayload.length > WHOLE_ANSWER_BYTES, 'streamed');
+      const etag = String(first.headers.etag);
+
+      const slot = await takeTheSlot(t);
+      const unchanged = await t.deliver(key, list, { 'if-none-match': etag });
+      assert.equal(unchanged.statusCode, 304, unchanged.body);
+      assert.equal(unchanged.headers.etag, etag);
+      slot.give();
+
+      const head = await t.app.inject({
+        method: 'HEAD',
+        url: list,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(head.statusCode, 200);
+      assert.equal(head.body, '');
       assert.deepEqual(t.app.answerSlots.use(), { held: 0, waiting: 0 });
     });
 

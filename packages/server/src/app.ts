@@ -23,6 +23,7 @@ import {
 import { installConditionalGets } from './http/caching.ts';
 import { handleClientError, handleFrameworkError, installErrorHandling } from './http/error-handler.ts';
 import { createFastPath, ROUTER_OPTIONS } from './http/fast-path.ts';
+import { createGroupedReport } from './http/grouped-report.ts';
 import { installJsonBodyParser, JSON_BODY_LIMIT } from './http/json-body.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createMetricsHistory } from './http/metrics-history.ts';
@@ -69,6 +70,8 @@ declare module 'fastify' {
   }
 }
 
+// How often requests turned away for want of a turn are told, at most.
+const TURNED_AWAY_REPORT_MS = 60_000;
 const DEFAULT_RESPONSE_CACHE_BYTES = DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024;
 // How often a server looks for a settings rewrite that a stopped process left half-done.
 const REWRITE_CHECK_MS = 60_000;
@@ -242,7 +245,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorate('fastPathHits', () => fastPath?.hits ?? 0);
   app.decorate('responseCacheUse', () => ({ bytes: cache.bytes, entries: cache.entries }));
-  const answerSlots = createAnswerSlots(options.answerSlots ?? defaultAnswerSlots());
+  const slots = options.answerSlots ?? defaultAnswerSlots();
+  // A flood turned away is a line a minute, with how many, not a warn line per request.
+  const turnedAway = createGroupedReport<'busy'>(TURNED_AWAY_REPORT_MS, (_, count) =>
+    app.log.warn(
+      { turnedAway: count, slots: slots.slots },
+      'requests turned away: as many answers were being made as this process makes at once',
+    ),
+  );
+  app.addHook('onClose', async () => turnedAway.stop());
+  const answerSlots = createAnswerSlots(slots, () => turnedAway.add('busy'));
   app.decorate('answerSlots', answerSlots);
   metrics.answerSlotsFrom(answerSlots.use);
   const validatorCompiler = createValidatorCompiler([blocksSchema]);

@@ -45,7 +45,14 @@ export function defaultAnswerSlots(heapLimit = v8.getHeapStatistics().heap_size_
   return { slots, patienceMs: PATIENCE_MS };
 }
 
-export function createAnswerSlots(options: AnswerSlotsOptions): AnswerSlots {
+/** Whether `error` turned a request away for want of a turn (see `createAnswerSlots`). */
+export function isTurnedAway(error: unknown): boolean {
+  return error instanceof Error && turnedAway.has(error);
+}
+const turnedAway = new WeakSet<Error>();
+
+/** `told` hears of each request turned away, to be counted where the log groups them. */
+export function createAnswerSlots(options: AnswerSlotsOptions, told?: () => void): AnswerSlots {
   let held = 0;
   // Waiters in arrival order; a slot given back goes to the first, without being counted free.
   const waiting: Array<() => void> = [];
@@ -89,7 +96,10 @@ export function createAnswerSlots(options: AnswerSlotsOptions): AnswerSlots {
           if (at >= 0) waiting.splice(at, 1);
           reject(error);
         };
-        const timer = setTimeout(() => drop(busy()), options.patienceMs);
+        const timer = setTimeout(() => {
+          told?.();
+          drop(busy());
+        }, options.patienceMs);
         leave = () => drop(readerLeft());
         waiting.push(turn);
       });
@@ -102,10 +112,12 @@ function readerLeft(): AppError {
 }
 
 function busy(): AppError {
-  return new AppError(
+  const error = new AppError(
     'unavailable',
     'The server is making as many answers as it can at once; retry shortly.',
     undefined,
     { retryAfterSeconds: RETRY_AFTER_SECONDS },
   );
+  turnedAway.add(error);
+  return error;
 }

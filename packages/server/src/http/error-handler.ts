@@ -5,6 +5,7 @@ import { isDatabaseStorageRefusal, isDatabaseUnavailable } from '../db/errors.ts
 import { AppError, databaseCannotStore, databaseUnavailable } from '../errors.ts';
 import { missingAdminToken } from '../services/admin-auth.ts';
 import { missingContentKey } from '../services/content-keys.ts';
+import { isTurnedAway } from './answer-slots.ts';
 import { readBearerToken } from './bearer.ts';
 import { PRIVATE_NO_STORE } from './caching.ts';
 import { errorBody } from './envelope.ts';
@@ -25,7 +26,13 @@ export function installErrorHandling(app: FastifyInstance): void {
       describeAnswer(request, 'error', 'the database refused to store a change', error);
     else if (appError.code === 'unavailable' && error instanceof AppError)
       // Turned away on purpose (a process closing, too many answers at once): no stack to show.
-      describeAnswer(request, 'warn', `request answered 503: ${appError.message}`);
+      // Those turned away for want of a turn are told together (`app.ts`), so a flood of them is
+      // no flood of warnings.
+      describeAnswer(
+        request,
+        isTurnedAway(error) ? 'info' : 'warn',
+        `request answered 503: ${appError.message}`,
+      );
     else if (appError.code === 'unavailable')
       describeAnswer(request, 'warn', 'request needed the database', error);
     else if (appError.status >= 500) describeAnswer(request, 'error', 'request failed', error);

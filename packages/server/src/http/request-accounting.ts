@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { budgetAddress } from './client-address.ts';
+import { createGroupedReport } from './grouped-report.ts';
 import type { FastPathRefusal, Metrics } from './metrics.ts';
 import type { RateLimits, Spent } from './rate-limits.ts';
 import { answerFields, createRequestIds, REQUEST_ID_HEADER, type RequestLines } from './request-log.ts';
@@ -252,39 +253,18 @@ function tooManyFailures(seconds: number): AppError {
   );
 }
 
-/**
- * Requests refused before routing, told at most once per `everyMs`: the first at once, those
- * that follow within the period together when it ends, with how many of each status there were.
- */
+/** Requests refused before routing, told at most once per `everyMs`, by status. */
 function createRefusalReports(log: FastifyBaseLogger | undefined, everyMs: number) {
-  const pending = new Map<number, number>();
-  let timer: NodeJS.Timeout | undefined;
-  const report = (): boolean => {
-    if (pending.size === 0) return false;
-    let refused = 0;
-    for (const count of pending.values()) refused += count;
+  const report = createGroupedReport<number>(everyMs, (statuses, refused) =>
     log?.warn(
-      { route: BEFORE_ROUTING, refused, statuses: Object.fromEntries(pending) },
+      { route: BEFORE_ROUTING, refused, statuses: Object.fromEntries(statuses) },
       'requests refused before routing: malformed HTTP, oversized headers or too slow to arrive',
-    );
-    pending.clear();
-    return true;
-  };
+    ),
+  );
   return {
     add(status: number) {
-      if (!log) return;
-      pending.set(status, (pending.get(status) ?? 0) + 1);
-      if (timer) return;
-      report();
-      timer = setInterval(() => {
-        if (report()) return;
-        clearInterval(timer);
-        timer = undefined;
-      }, everyMs).unref();
+      if (log) report.add(status);
     },
-    stop() {
-      clearInterval(timer);
-      timer = undefined;
-    },
+    stop: report.stop,
   };
 }

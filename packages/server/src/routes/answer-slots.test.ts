@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { FastifyReply } from 'fastify';
 import { WHOLE_ANSWER_BYTES } from '../http/send-json.ts';
 import { DIALECTS } from '../test/databases.ts';
-import { createTestApp, newArticle, paragraph, type TestApp } from '../test/test-app.ts';
+import { captureLog, createTestApp, LEVELS, newArticle, paragraph, type TestApp } from '../test/test-app.ts';
 
 // Three of these make a list larger than an answer sent whole.
 const LARGE_BLOCKS = Array.from({ length: 200 }, (_, i) =>
@@ -37,6 +37,12 @@ for (const dialect of DIALECTS) {
     afterEach(() => t.close());
 
     test('while every slot is taken, an answer to be made is 503 after a wait; a ready one is sent', async () => {
+      await t.close();
+      const { logger, lines } = captureLog('info');
+      t = await createTestApp(dialect, { logger, answerSlots: { slots: 1, patienceMs: 50 } });
+      projectId = (await t.createProject()).id;
+      key = await t.createKey(projectId);
+      await t.putArticle(projectId, 'a', newArticle({ slug: 'a', published: true }));
       const list = `/api/v1/projects/${projectId}/content`;
       assert.equal((await t.deliver(key, list)).statusCode, 200);
       const slot = await takeTheSlot(t);
@@ -52,6 +58,19 @@ for (const dialect of DIALECTS) {
         assert.equal(answer.headers['retry-after'], '1');
         assert.equal(answer.headers.etag, undefined);
       }
+
+      // Each is a line at info; that requests were turned away is one warn line, with how many
+      // so far (those that follow within the minute are told together at its end).
+      const turnedAway = lines.filter((line) => line.status === 503);
+      assert.deepEqual(
+        turnedAway.map((line) => line.level),
+        [LEVELS.info, LEVELS.info, LEVELS.info],
+      );
+      const warnings = lines.filter((line) => line.level >= LEVELS.warn);
+      assert.deepEqual(
+        warnings.map((line) => [line.msg, line.turnedAway]),
+        [['requests turned away: as many answers were being made as this process makes at once', 1]],
+      );
 
       slot.give();
       assert.equal(t.app.answerSlots.use().held, 0, 'a 503 gave its place back');

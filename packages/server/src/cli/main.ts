@@ -1,5 +1,5 @@
 import { watchLauncher } from '../watch-launcher.ts';
-import { runCli } from './run.ts';
+import { EXIT_BROKEN_PIPE, runCli } from './run.ts';
 
 // The `folio` command (bin/folio.js runs this file). `start` and `worker` keep running after
 // runCli returns; other commands end once their database handle is closed. A failure exits at
@@ -12,6 +12,13 @@ if (import.meta.main) {
   watchLauncher(() => {
     process.stderr.write('folio: launcher gone; stopping as on SIGTERM\n');
     process.kill(process.pid, 'SIGTERM');
+  });
+  // A reader that goes away between two writes (`folio export | head`) is told by an 'error'
+  // event on stdout, not by a write that fails, and an event nobody listens for ends the process
+  // with a stack: it ends the command quietly instead, as SIGPIPE ends cat.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT_BROKEN_PIPE);
   });
   const code = await runCli(process.argv.slice(2), {
     env: process.env,

@@ -126,7 +126,7 @@ function commandHelp(command: CommandSpec): string {
 }
 
 // What a shell reports for a command that SIGPIPE ended (128 + 13).
-const EXIT_BROKEN_PIPE = 141;
+export const EXIT_BROKEN_PIPE = 141;
 
 function reportError(error: unknown, command: CommandSpec, io: CliIo, json: boolean): number {
   const prefix = `folio ${command.name}`;

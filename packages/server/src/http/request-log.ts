@@ -22,6 +22,17 @@ const FORWARDED_ID = /^[!-~]{1,64}$/;
 // the log must never hold one.
 const CREDENTIAL = /folio(?:_|%5f)(admin|ck|pk|pt)(?:_|%5f)[^/?#]*/gi;
 
+// pino's levels by name; a logger turned off is `silent`.
+const LEVELS: Record<'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent', number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Number.POSITIVE_INFINITY,
+};
+
 /** Level and message of a line that is not a plain answer: a 5xx, or an answer told elsewhere. */
 interface Outcome {
   level: 'info' | 'warn' | 'error';
@@ -148,6 +159,11 @@ export class RequestLines extends LogController {
 
   /** The line of an answer, also for those Fastify gives no `requestCompleted` (see `app.ts`). */
   write(request: FastifyRequest, reply: FastifyReply, ms: number, error?: Error | null): void {
+    const outcome = outcomes.get(request);
+    const level = error || (!outcome && reply.statusCode >= 500) ? 'error' : (outcome?.level ?? 'info');
+    // Below the log's level (a server at warn), a line is not even made: it is a share of a
+    // small answer's cost.
+    if (LEVELS[level] < (LEVELS[reply.log.level as keyof typeof LEVELS] ?? 0)) return;
     const fields = answerFields(
       request.method,
       this.#route(request),
@@ -156,17 +172,9 @@ export class RequestLines extends LogController {
       ms,
       request.ip,
     );
-    if (error) {
-      reply.log.error({ ...fields, err: error }, 'request answer failed');
-      return;
-    }
-    const outcome = outcomes.get(request);
-    if (outcome) {
-      reply.log[outcome.level](
-        outcome.err === undefined ? fields : { ...fields, err: outcome.err },
-        outcome.msg,
-      );
-    } else if (reply.statusCode >= 500) reply.log.error(fields, 'request answered');
-    else reply.log.info(fields, 'request answered');
+    if (error) reply.log.error({ ...fields, err: error }, 'request answer failed');
+    else if (outcome)
+      reply.log[level](outcome.err === undefined ? fields : { ...fields, err: outcome.err }, outcome.msg);
+    else reply.log[level](fields, 'request answered');
   }
 }

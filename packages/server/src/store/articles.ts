@@ -243,16 +243,9 @@ export async function summariesOfIds(
   ids: ReadonlyArray<{ id: string }>,
 ): Promise<ArticleSummaryRow[]> {
   if (ids.length === 0) return [];
-  const found = await db
-    .selectFrom('articles')
+  const found = await ofIds(db, projectId, ids)
     .select(['id', 'slug', 'title', 'published', 'published_at', 'updated_at', 'publish_at', 'unpublish_at'])
     .select(sql<number>`case when draft is null then 0 else 1 end`.as('has_draft'))
-    .where('project_id', '=', projectId)
-    .where(
-      'id',
-      'in',
-      ids.map((row) => row.id),
-    )
     .execute();
   return inOrderOf(ids, found);
 }
@@ -268,17 +261,20 @@ export async function rowsOfIds(
   ids: ReadonlyArray<{ id: string }>,
 ): Promise<UnservedArticleRow[]> {
   if (ids.length === 0) return [];
-  const found = await db
+  const found = await ofIds(db, projectId, ids).select(UNSERVED_COLUMNS).execute();
+  return inOrderOf(ids, found);
+}
+
+/** The project's articles `ids`, by primary key, in no order (`inOrderOf` puts them back). */
+function ofIds(db: Kysely<Database>, projectId: string, ids: ReadonlyArray<{ id: string }>) {
+  return db
     .selectFrom('articles')
-    .select(UNSERVED_COLUMNS)
     .where('project_id', '=', projectId)
     .where(
       'id',
       'in',
       ids.map((row) => row.id),
-    )
-    .execute();
-  return inOrderOf(ids, found);
+    );
 }
 
 // Every column but `served`, about as large as the blocks and unread where an article is made

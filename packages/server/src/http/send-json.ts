@@ -103,8 +103,10 @@ export async function sendCached(
   let entry = found;
   if (!entry) {
     // A tag a streamed answer of this key was sent with stands for it: a 304 without reading.
-    const streamed = key === undefined ? undefined : streamTags(key, timed?.expiresAt).identity;
-    if (streamed && matchesIfNoneMatch(request.headers['if-none-match'], streamed)) {
+    const ifNoneMatch = request.headers['if-none-match'];
+    const streamed =
+      key === undefined || ifNoneMatch === undefined ? undefined : streamTags(key, timed?.expiresAt).identity;
+    if (streamed && matchesIfNoneMatch(ifNoneMatch, streamed)) {
       reply.header('content-type', what.type);
       reply.header('vary', 'accept-encoding');
       reply.header('etag', streamed);

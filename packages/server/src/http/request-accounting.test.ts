@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { DIALECTS } from '../test/databases.ts';
 import { startReceiver } from '../test/receiver.ts';
+import { REDIS_URL, redisAvailable } from '../test/redis.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../test/test-app.ts';
 import { createMetrics } from './metrics.ts';
 import { createRateLimits } from './rate-limits.ts';
@@ -21,11 +22,13 @@ async function appWith(
   budgets: {
     perCredential?: { points: number; seconds: number };
     authFailures?: { points: number; seconds: number };
+    redisUrl?: string;
   },
 ): Promise<TestApp> {
   const rateLimits = await createRateLimits({
     perCredential: budgets.perCredential,
     authFailures: budgets.authFailures ?? { points: 30, seconds: 60 },
+    ...(budgets.redisUrl ? { redisUrl: budgets.redisUrl } : {}),
   });
   const t = await createTestApp(dialect, { rateLimits, trustProxy: true });
   opened.push(t);
@@ -110,6 +113,25 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.fetch(path, bearer(key, '198.51.100.8'))).status, 200, 'another address');
       // Public routes carry no credential, and stay open.
       assert.equal((await t.fetch('/healthz', bearer('x', guesser))).status, 200);
+    });
+
+    test('an address locked out through another server on the same Redis is refused here', {
+      skip: !redisAvailable,
+    }, async () => {
+      const budgets = { authFailures: { points: 2, seconds: 60 }, redisUrl: REDIS_URL };
+      const one = await appWith(dialect, budgets);
+      const two = await appWith(dialect, budgets);
+      // An address of its own in a shared Redis.
+      const guesser = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}::1`;
+      for (let i = 0; i < 2; i++) {
+        assert.equal((await one.fetch('/admin/v1/projects', bearer('wrong', guesser))).status, 401);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The other server has seen no failure of its own: only the shared count can refuse.
+      const refused = await two.fetch('/admin/v1/projects', bearer(ADMIN_TOKEN, guesser));
+      assert.equal(refused.status, 429);
+      assert.match(refused.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
+      assert.equal((await two.fetch('/admin/v1/projects', bearer(ADMIN_TOKEN, '192.0.2.99'))).status, 200);
     });
 
     test('an IPv6 client is counted by its /64: another address of its network is no new budget', async () => {

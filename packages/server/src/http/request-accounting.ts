@@ -150,10 +150,13 @@ export function createRequestAccounting(options: {
         });
         done();
       });
-      app.addHook('onRequest', async (request) => {
-        if (!AUTHENTICATED.test(pathOf(request))) return;
-        const wait = await limits.blockedFor(addressOf(request.raw));
-        if (wait > 0) throw tooManyFailures(wait);
+      // Without a promise while no address is blocked: every answer the framework gives pays
+      // for this hook.
+      app.addHook('onRequest', (request, _reply, done) => {
+        if (!limits.blocking || !AUTHENTICATED.test(pathOf(request))) return done();
+        const wait = limits.blockedFor(addressOf(request.raw));
+        if (typeof wait === 'number') return done(wait > 0 ? tooManyFailures(wait) : undefined);
+        wait.then((seconds) => done(seconds > 0 ? tooManyFailures(seconds) : undefined), done);
       });
       app.addHook('onResponse', (request, reply, done) => {
         if (counted.has(request)) return done();

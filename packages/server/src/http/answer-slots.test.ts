@@ -72,6 +72,21 @@ test('a request that waited its patience out is answered 503 and leaves the line
   assert.equal(await settled(slots.hold(next.reply)), 'held');
 });
 
+test('each waiter has its whole patience, counted from when it came', async () => {
+  const slots = createAnswerSlots({ slots: 1, patienceMs: 300 });
+  const holder = reply();
+  await slots.hold(holder.reply);
+  const first = slots.hold(reply().reply);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const second = slots.hold(reply().reply);
+  assert.ok((await first.catch((error: unknown) => error)) instanceof AppError);
+  assert.equal(await settled(second), 'waiting');
+  assert.deepEqual(slots.use(), { held: 1, waiting: 1 });
+  assert.ok((await second.catch((error: unknown) => error)) instanceof AppError);
+  assert.deepEqual(slots.use(), { held: 1, waiting: 0 });
+  holder.close();
+});
+
 test('a reader that leaves in line gives up its place; one that left before asking holds nothing', async () => {
   const slots = createAnswerSlots({ slots: 1, patienceMs: 60_000 });
   const [holder, leaver, patient] = [reply(), reply(), reply()];

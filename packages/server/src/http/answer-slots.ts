@@ -55,13 +55,44 @@ const turnedAway = new WeakSet<Error>();
 export function createAnswerSlots(options: AnswerSlotsOptions, told?: () => void): AnswerSlots {
   let held = 0;
   // Waiters in arrival order; a slot given back goes to the first, without being counted free.
-  const waiting: Array<() => void> = [];
+  // All wait equally long, so the first is also the first out of patience: one timer, for it,
+  // rather than one per waiter, which a line of misses under load would set and clear each time.
+  const waiting: Waiter[] = [];
+  let timer: NodeJS.Timeout | undefined;
   const holders = new WeakSet<FastifyReply>();
 
   function giveBack(): void {
     const next = waiting.shift();
-    if (next) next();
-    else held--;
+    if (next) {
+      lineChanged();
+      next.turn();
+    } else held--;
+  }
+
+  function watchPatience(): void {
+    if (timer !== undefined || waiting.length === 0) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      const now = performance.now();
+      while (waiting.length > 0 && waiting[0]!.until <= now) {
+        told?.();
+        waiting.shift()!.drop(busy());
+      }
+      watchPatience();
+    }, waiting[0]!.until - performance.now());
+  }
+
+  function leaveLine(waiter: Waiter): void {
+    const at = waiting.indexOf(waiter);
+    if (at >= 0) waiting.splice(at, 1);
+    lineChanged();
+  }
+
+  // An empty line leaves no timer behind to hold the process open.
+  function lineChanged(): void {
+    if (waiting.length > 0 || timer === undefined) return;
+    clearTimeout(timer);
+    timer = undefined;
   }
 
   return {
@@ -72,12 +103,15 @@ export function createAnswerSlots(options: AnswerSlotsOptions, told?: () => void
       if (reply.raw.closed) throw readerLeft();
       holders.add(reply);
       let holding = false;
-      let leave: (() => void) | undefined;
+      let waiter: Waiter | undefined;
       // Listened for before any wait: a reader that leaves in line gives up its place, one that
       // leaves while its answer is made or sent gives back the slot.
       reply.raw.once('close', () => {
         if (holding) giveBack();
-        else leave?.();
+        else if (waiter) {
+          leaveLine(waiter);
+          waiter.drop(readerLeft());
+        }
       });
       if (held < options.slots) {
         held++;
@@ -85,26 +119,26 @@ export function createAnswerSlots(options: AnswerSlotsOptions, told?: () => void
         return;
       }
       await new Promise<void>((resolve, reject) => {
-        const turn = () => {
-          clearTimeout(timer);
-          holding = true;
-          resolve();
+        waiter = {
+          until: performance.now() + options.patienceMs,
+          turn: () => {
+            holding = true;
+            resolve();
+          },
+          drop: reject,
         };
-        const drop = (error: AppError) => {
-          clearTimeout(timer);
-          const at = waiting.indexOf(turn);
-          if (at >= 0) waiting.splice(at, 1);
-          reject(error);
-        };
-        const timer = setTimeout(() => {
-          told?.();
-          drop(busy());
-        }, options.patienceMs);
-        leave = () => drop(readerLeft());
-        waiting.push(turn);
+        waiting.push(waiter);
+        watchPatience();
       });
     },
   };
+}
+
+interface Waiter {
+  /** When its patience runs out, on `performance.now()`'s clock. */
+  until: number;
+  turn: () => void;
+  drop: (error: AppError) => void;
 }
 
 function readerLeft(): AppError {

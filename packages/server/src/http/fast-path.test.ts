@@ -184,6 +184,14 @@ for (const dialect of DIALECTS) {
       assert.equal((await fetch(`${base}/api/v1/projects/${projectId}/content`)).status, 401);
     });
 
+    test('an empty since is refused even once the first sync’s answer is ready', async () => {
+      assert.equal((await get('/changes')).status, 200);
+      assert.equal((await get('/changes')).status, 200);
+      const empty = await get('/changes?since=');
+      assert.equal(empty.status, 400);
+      assert.equal((await empty.json()).error.code, 'invalid_query');
+    });
+
     test('a second server process answers from its own cache, and serves a write made through the first', async () => {
       const second = await buildSecondApp(t, true);
       try {

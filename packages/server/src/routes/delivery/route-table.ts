@@ -153,7 +153,10 @@ export const DELIVERY_ROUTES: readonly DeliveryRoute[] = [
           limit: query.limit as number,
         }),
     },
-    what: ({ query }) => `changes:${query.limit}:${query.since ?? ''}`,
+    // An absent `since` and an empty one must not share a key: the fast path takes a string as
+    // given, and would answer the invalid `since=` from the first sync's entry.
+    what: ({ query }) =>
+      query.since === undefined ? `changes:${query.limit}` : `changes:${query.limit}:${query.since}`,
     freshUntil: (deps, { params, query }) =>
       changesFreshUntil(deps, params.projectId!, query.since as string | undefined),
     answer: {

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors.ts';
+import { whilePartial } from '../partial-files.ts';
 import { type ExportedLine, exportArticles } from '../services/article-transfer.ts';
 import { getProject } from '../services/projects.ts';
 import { type CliIo, type CommandSpec, EXIT_OK, resolveProjectId } from './context.ts';
@@ -63,6 +64,7 @@ async function exportToFile(lines: AsyncIterable<ExportedLine>, file: string): P
   const partial = `${file}.partial-${process.pid}`;
   // Opened here so a missing directory fails at once, with the file's name.
   const stream = fs.createWriteStream(partial, { fd: openForWriting(partial, file) });
+  const written = whilePartial(partial);
   let failure: Error | undefined;
   stream.on('error', (error) => {
     failure = error;
@@ -77,6 +79,8 @@ async function exportToFile(lines: AsyncIterable<ExportedLine>, file: string): P
     stream.destroy();
     fs.rmSync(partial, { force: true });
     throw error;
+  } finally {
+    written();
   }
 }
 

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import { countRows } from '../test/assertions.ts';
 import { cliEnv } from '../test/cli-runner.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../test/databases.ts';
@@ -181,6 +182,39 @@ for (const dialect of DIALECTS) {
       // Its pooled connection sat idle for the pool's idle timeout (10 s) before the exit.
       const ms = performance.now() - started;
       assert.ok(ms < 7_000, `folio migrate took ${Math.round(ms)} ms to exit`);
+    });
+
+    // A PostgreSQL lock holds the export at its first read, after it opened its partial file:
+    // the signal surely comes mid-export. (SQLite's readers are never held by a writer.)
+    test('Ctrl-C during export --output leaves no partial file, and the shell sees the signal', {
+      skip: dialect !== 'postgres' && 'a reader can be held only on PostgreSQL',
+    }, async () => {
+      const created = await folio('projects', 'create', '--name', 'Held', '--json');
+      const projectId = JSON.parse(created.stdout).id as string;
+      const partials = () => fs.readdirSync(dir).filter((name) => name.includes('.partial-'));
+      await database.db.transaction().execute(async (trx) => {
+        await sql`lock table articles in access exclusive mode`.execute(trx);
+        const child = spawn(
+          process.execPath,
+          [BIN, 'export', '--project', projectId, '--output', 'out.ndjson'],
+          {
+            env: { ...process.env, LOG_LEVEL: 'warn', FOLIO_DEMO: 'false', ...env },
+            cwd: dir,
+            stdio: 'ignore',
+          },
+        );
+        const exited = new Promise<[number | null, string | null]>((resolve) =>
+          child.on('exit', (code, signal) => resolve([code, signal])),
+        );
+        const deadline = Date.now() + 20_000;
+        while (partials().length === 0 && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.equal(partials().length, 1, 'the export opened its partial file');
+        child.kill('SIGINT');
+        const [code, signal] = await exited;
+        assert.deepEqual({ code, signal }, { code: null, signal: 'SIGINT' });
+      });
+      assert.deepEqual(fs.readdirSync(dir), []);
     });
 
     test('projects create --json prints the project on stdout', async () => {

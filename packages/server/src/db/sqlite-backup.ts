@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { backup, DatabaseSync } from 'node:sqlite';
+import { whilePartial } from '../partial-files.ts';
 
 /** What `backupSqlite` wrote. */
 export interface SqliteBackup {
@@ -29,6 +30,7 @@ export async function backupSqlite(
 ): Promise<SqliteBackup> {
   const partial = `${target}.partial-${process.pid}`;
   const database = new DatabaseSync(source, { timeout: 5000 });
+  const written = whilePartial(partial);
   try {
     const pages = await backup(database, partial, { rate: ALL_PAGES });
     if (options.amend) {
@@ -47,5 +49,6 @@ export async function backupSqlite(
   } finally {
     database.close();
     fs.rmSync(partial, { force: true });
+    written();
   }
 }

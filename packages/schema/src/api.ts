@@ -317,6 +317,10 @@ export const ArticleIdSchema = Type.String({
   pattern: ARTICLE_ID_PATTERN,
   description: '1–64 letters, digits, underscores or hyphens',
 });
+
+/** The most characters a slug may have, counted in its stored form, NFC. */
+export const SLUG_MAX_LENGTH = 200;
+
 /**
  * A slug: the last segment of an article's URL. Ajv tests patterns with the `u` flag, so
  * `\p{…}` are Unicode general categories and a lone surrogate is its own code point: refused
@@ -326,10 +330,12 @@ export const ArticleIdSchema = Type.String({
  */
 export const SlugSchema = Type.String({
   minLength: 1,
-  maxLength: 200,
+  // The limit holds on the NFC form (the server counts it after normalizing), so that a slug sent
+  // decomposed fits as it does composed; one character decomposes to at most four code points.
+  maxLength: SLUG_MAX_LENGTH * 4,
   pattern: String.raw`^(?!\.\.?$)[^/?#%\s\p{Cc}\p{Cf}\p{Cs}]+$`,
   description:
-    '1–200 characters, not "." or "..", without /, ?, #, %, whitespace, control or format characters (Unicode Cc, Cf) or lone surrogates; stored normalized to NFC',
+    '1–200 characters once normalized to NFC, not "." or "..", without /, ?, #, %, whitespace, control or format characters (Unicode Cc, Cf) or lone surrogates; stored normalized to NFC',
 });
 
 const ScheduleTime = Nullable(

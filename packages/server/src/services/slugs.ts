@@ -1,4 +1,4 @@
-import { SlugSchema } from '@folio/schema';
+import { SLUG_MAX_LENGTH } from '@folio/schema';
 import { AppError } from '../errors.ts';
 
 /**
@@ -9,18 +9,16 @@ export function normalizeSlug(slug: string): string {
   return slug.normalize('NFC');
 }
 
-const SLUG_MAX = SlugSchema.maxLength!;
-
 /**
- * A slug to store, at `path` in the body: normalized, and still within the schema's length,
- * which the schema checked before normalizing (some characters, such as U+0958, decompose).
+ * A slug to store, at `path` in the body: normalized, and within the length limit counted in
+ * NFC, which the schema cannot check (é may arrive as two code points, U+0958 becomes two).
  */
 export function storedSlug(slug: string, path: string): string {
   const normalized = normalizeSlug(slug);
   let length = 0;
   for (const _ of normalized) length++;
-  if (length > SLUG_MAX) {
-    const why = `must have at most ${SLUG_MAX} characters once normalized to NFC (it has ${length})`;
+  if (length > SLUG_MAX_LENGTH) {
+    const why = `must have at most ${SLUG_MAX_LENGTH} characters once normalized to NFC (it has ${length})`;
     throw new AppError('invalid_body', `${path.slice(1).replaceAll('/', '.')} ${why}.`, [
       { path, message: why },
     ]);

@@ -160,6 +160,24 @@ for (const dialect of DIALECTS) {
       assert.equal([...stored.json().data.slug].length, 200);
     });
 
+    test('the limit counts the NFC form: a long slug sent decomposed fits as it does composed', async () => {
+      // Each é sent as e + U+0301, each Hangul syllable here as its three jamo.
+      const latin = 'e\u0301'.repeat(200);
+      const hangul = '\ud55c\uae00'.repeat(50).normalize('NFD');
+      assert.equal([...hangul].length, 300);
+      const created = await put('latin', newArticle({ slug: latin, related: [hangul], published: true }));
+      assert.equal(created.statusCode, 201, created.body);
+      assert.equal(created.json().data.slug, latin.normalize('NFC'));
+      assert.deepEqual(created.json().data.related, [hangul.normalize('NFC')]);
+      const draft = await t.admin('PUT', `${one('hangul')}/draft`, newArticle({ slug: hangul }));
+      assert.equal(draft.statusCode, 201, draft.body);
+      assert.equal(draft.json().data.draft.slug, hangul.normalize('NFC'));
+      assert.equal((await bySlug(latin.normalize('NFC'))).statusCode, 200);
+      // One more character, composed or not, is over the limit.
+      assertInvalidBody(await put('over', newArticle({ slug: `${latin}e\u0301` })), '/slug');
+      assertInvalidBody(await put('over', newArticle({ slug: 'x'.repeat(201) })), '/slug');
+    });
+
     test('related slugs are stored in NFC and find their article', async () => {
       await t.putArticle(
         projectId,

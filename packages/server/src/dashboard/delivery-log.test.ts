@@ -154,6 +154,9 @@ for (const dialect of DIALECTS) {
         'a way to the rest',
       );
       assert.ok(first.includes(`data-refresh="${base}/deliveries"`));
+      // A named section is a landmark: twenty named "Payload" would each be listed alike.
+      const landmarks = [...first.matchAll(/<section[^>]* aria-label="([^"]*)"/g)].map((found) => found[1]);
+      assert.equal(new Set(landmarks).size, landmarks.length, `repeated landmark names: ${landmarks}`);
 
       const second = (await browser.get(`${base}?log=2`)).body;
       assert.equal(rows(second), 5);

@@ -105,12 +105,12 @@ function detail(delivery: LoggedDelivery): SafeHtml {
   return html`<details class="delivery-detail" id="delivery-detail-${delivery.id}">
     <summary>Payload and last response<span class="sr-only"> of ${describe(delivery)}</span></summary>
     <div class="detail-grid">
-      <section aria-label="Payload">
+      <section>
         <h4>Payload</h4>
         <pre class="code-block"${scrollable(`Payload of ${describe(delivery)}`)}><code>${payload}</code></pre>
         <p class="muted">Header <code>webhook-id: ${delivery.webhookId}</code>, the same on every attempt.</p>
       </section>
-      <section aria-label="Last response">
+      <section>
         <h4>Last response</h4>
         ${lastResponse(delivery)}
       </section>

@@ -39,13 +39,18 @@ function date(iso: string): SafeHtml {
   return html`<time datetime="${iso}">${dateFormat.format(new Date(iso))}</time>`;
 }
 
+/** Where list page `page` lives: page 1 only at `/blog`, the address its canonical names. */
+function listPath(page: number): string {
+  return page > 1 ? `/blog?page=${page}` : '/blog';
+}
+
 /** The article list, one page of it. */
 export function listPage(
   site: { name: string; origin: string },
   articles: ArticleListItem[],
   pagination: Pagination,
 ): string {
-  const path = pagination.page > 1 ? `/blog?page=${pagination.page}` : '/blog';
+  const path = listPath(pagination.page);
   const head = html`<title>${titleOf(pagination.page > 1 ? `Blog, page ${pagination.page}` : 'Blog', site.name)}</title>
 <meta name="description" content="Articles from ${site.name}">
 <link rel="canonical" href="${site.origin}${path}">`;
@@ -57,9 +62,9 @@ export function listPage(
 </li>`,
   );
   const nav = html`<nav class="pager" aria-label="Pages">
-${pagination.hasPrev ? html`<a rel="prev" href="/blog?page=${pagination.page - 1}">← Newer</a>` : ''}
+${pagination.hasPrev ? html`<a rel="prev" href="${listPath(pagination.page - 1)}">← Newer</a>` : ''}
 <span>Page ${pagination.page} of ${Math.max(1, pagination.totalPages)}</span>
-${pagination.hasNext ? html`<a rel="next" href="/blog?page=${pagination.page + 1}">Older →</a>` : ''}
+${pagination.hasNext ? html`<a rel="next" href="${listPath(pagination.page + 1)}">Older →</a>` : ''}
 </nav>`;
   const body =
     articles.length > 0

@@ -305,6 +305,31 @@ describe('example site: titles, icon, excerpts and images', () => {
     assert.match(article, /<meta property="og:title" content="Pictures &amp; &lt;words&gt;">/);
   });
 
+  test('the pager links each page at its canonical address: page 1 is /blog', async (ctx) => {
+    // A site of its own: the other tests read the first list page.
+    const folioUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const paged = await startSite(t, folioUrl, { articlesPath: '/blog' });
+    ctx.after(() => paged.close());
+    for (let i = 0; i < 21; i++) {
+      await t.putArticle(paged.project.id, `pager-${i}`, newArticle({ slug: `pager-${i}`, published: true }));
+    }
+    const links = (body: string) => ({
+      prev: /<a rel="prev" href="([^"]*)"/.exec(body)?.[1],
+      next: /<a rel="next" href="([^"]*)"/.exec(body)?.[1],
+      canonical: /<link rel="canonical" href="[^"]*?(\/blog[^"]*)"/.exec(body)?.[1],
+    });
+    assert.deepEqual(links((await paged.get('/blog')).body), {
+      prev: undefined,
+      next: '/blog?page=2',
+      canonical: '/blog',
+    });
+    const second = links((await paged.get('/blog?page=2')).body);
+    assert.deepEqual(second, { prev: '/blog', next: '/blog?page=3', canonical: '/blog?page=2' });
+    // Each link leads to the page whose canonical it is.
+    assert.equal(links((await paged.get(second.prev!)).body).canonical, second.prev);
+    assert.equal(links((await paged.get(second.next!)).body).canonical, second.next);
+  });
+
   test('a list page opens only at the page number the site writes, never an error page', async (ctx) => {
     const logged = ctx.mock.method(console, 'error', () => {});
     assert.equal((await s.get('/blog?page=1')).status, 200);

@@ -123,6 +123,9 @@ export async function identifyContentKey(
 /** 403 for a valid key of another project than the one asked for. */
 export function requireKeyProject(key: AuthenticatedKey, projectId: string): AuthenticatedKey {
   if (key.project.id !== projectId)
-    throw new AppError('forbidden', 'This content key belongs to another project.');
+    throw new AppError(
+      'forbidden',
+      'This content key is not a key of the project in the URL: check its project id.',
+    );
   return key;
 }

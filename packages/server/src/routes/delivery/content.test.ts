@@ -56,6 +56,12 @@ for (const dialect of DIALECTS) {
         const response = await t.deliver(key, `/api/v1/projects/${id}/content`);
         assert.equal(response.statusCode, 403, id);
         assert.equal(response.json().error.code, 'forbidden');
+        // The same words for both, so an id that exists is not told from one that does not;
+        // they point at the likelier mistake, a wrong id in the URL.
+        assert.equal(
+          response.json().error.message,
+          'This content key is not a key of the project in the URL: check its project id.',
+        );
       }
     });
 

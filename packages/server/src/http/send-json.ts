@@ -103,9 +103,13 @@ export async function sendCached(
   let entry = found;
   if (!entry) {
     // A tag a streamed answer of this key was sent with stands for it: a 304 without reading.
+    // Not `*`: it matches only a current representation (RFC 9110 13.1.2), and whether there is
+    // one (an unknown slug, an expired cursor) and what its tag is are known once it is built.
     const ifNoneMatch = request.headers['if-none-match'];
     const streamed =
-      key === undefined || ifNoneMatch === undefined ? undefined : streamTags(key, timed?.expiresAt).identity;
+      key === undefined || ifNoneMatch === undefined || ifNoneMatch.trim() === '*'
+        ? undefined
+        : streamTags(key, timed?.expiresAt).identity;
     if (streamed && matchesIfNoneMatch(ifNoneMatch, streamed)) {
       reply.header('content-type', what.type);
       reply.header('vary', 'accept-encoding');

@@ -55,6 +55,18 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    test('If-None-Match: * on a cold cache: 404 for an unknown slug, the warm tag for a known one', async () => {
+      const missing = await t.deliver(key, `/api/v1/projects/${projectId}/content/by-slug/nope`, {
+        'if-none-match': '*',
+      });
+      assert.equal(missing.statusCode, 404, 'no current representation: * does not match');
+      const cold = await t.deliver(key, url(), { 'if-none-match': '*' });
+      assert.equal(cold.statusCode, 304);
+      const warm = await t.deliver(key, url(), { 'if-none-match': '*' });
+      assert.equal(cold.headers.etag, warm.headers.etag);
+      assert.equal(cold.headers.etag, (await t.deliver(key, url())).headers.etag);
+    });
+
     test('a second server instance with its own cache serves a write made through the first', async () => {
       const other = await buildSecondApp(t);
       try {

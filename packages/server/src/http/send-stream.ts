@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PRIVATE_NO_STORE } from './caching.ts';
-import { compressing, negotiateEncoding } from './compression.ts';
+import { compressing, MIN_COMPRESS_BYTES, negotiateEncoding } from './compression.ts';
 import { encodedTags, matchesIfNoneMatch, strongTag } from './etag.ts';
 import type { ResponseCache } from './response-cache.ts';
 
@@ -76,7 +76,7 @@ export async function streamJson(
       collected.length = 0;
     };
     try {
-      for await (const chunk of chunks) {
+      for await (const chunk of source) {
         // Once past what the cache takes, the rest is not even measured.
         if (size <= keepUpTo) {
           const bytes = Buffer.byteLength(chunk, 'utf8');
@@ -98,12 +98,58 @@ export async function streamJson(
       if (collector) collecting.delete(key);
     }
   }
+  const wanted = negotiateEncoding(request.headers['accept-encoding']);
+  // A body that ends within MIN_COMPRESS_BYTES goes as it is, as its cached bytes will: the
+  // encoding a client gets must not depend on whether the answer was streamed or kept.
+  const first = wanted === 'identity' ? undefined : await readUpTo(chunks, MIN_COMPRESS_BYTES);
+  const source = first?.all ?? chunks;
+  const encoding = first?.ended ? 'identity' : wanted;
+  // A HEAD reads no further; `readableOf` leaves unstarted what it would end.
+  if (first && request.method === 'HEAD') await first.all[Symbol.asyncIterator]().return?.();
   const body = readableOf(request, collect());
-  const encoding = negotiateEncoding(request.headers['accept-encoding']);
   if (encoding === 'identity') return reply.send(body);
   reply.header('content-encoding', encoding);
   if (key !== undefined) reply.header('etag', tags[encoding]);
   return reply.send(body.pipe(compressing(encoding)));
+}
+
+/**
+ * The chunks of `chunks` up to `bytes` (or to its end), read now, and an iterable of all of
+ * them, those first: whether a body is small is known only once read.
+ */
+async function readUpTo(
+  chunks: AsyncIterable<string>,
+  bytes: number,
+): Promise<{ ended: boolean; all: AsyncIterable<string> }> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const read: string[] = [];
+  let size = 0;
+  let ended = false;
+  while (size < bytes) {
+    const next = await iterator.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    read.push(next.value);
+    size += Buffer.byteLength(next.value, 'utf8');
+  }
+  const all: AsyncIterable<string> = {
+    [Symbol.asyncIterator]: () => ({
+      next: async () => {
+        const chunk = read.shift();
+        if (chunk !== undefined) return { done: false, value: chunk };
+        return ended ? { done: true, value: undefined } : iterator.next();
+      },
+      // Ended early (a HEAD, a reader gone): the source is ended too.
+      return: async () => {
+        read.length = 0;
+        if (!ended) await iterator.return?.();
+        return { done: true, value: undefined };
+      },
+    }),
+  };
+  return { ended, all };
 }
 
 /**

@@ -67,6 +67,25 @@ for (const dialect of DIALECTS) {
       assert.equal(cold.headers.etag, (await t.deliver(key, url())).headers.etag);
     });
 
+    test('a small streamed answer goes uncompressed, as its cached bytes then go', async () => {
+      const sitemap = `/api/v1/projects/${projectId}/content/sitemap`;
+      for (const method of ['HEAD', 'GET'] as const) {
+        await t.putArticle(projectId, 'a0', newArticle({ title: `for ${method}`, published: true }));
+        const read = () =>
+          t.app.inject({
+            method,
+            url: sitemap,
+            headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip, br' },
+          });
+        const streamed = await read();
+        const cached = await read();
+        assert.equal(streamed.headers['content-encoding'], undefined, method);
+        assert.equal(cached.headers['content-encoding'], undefined, method);
+        assert.equal(streamed.headers.etag, cached.headers.etag, method);
+        assert.equal(streamed.body, cached.body, method);
+      }
+    });
+
     test('a second server instance with its own cache serves a write made through the first', async () => {
       const other = await buildSecondApp(t);
       try {

@@ -93,6 +93,20 @@ describe('renderHead', () => {
     }
   });
 
+  it('drops an og:image that passes the link rule but is no URL, rather than throwing', () => {
+    // The block schema's host part is looser than a URL parser: ingest accepts these as an
+    // image block's url, and the server serves the first one as ogImage.
+    for (const ogImage of [
+      'https://a<b.example/c.png',
+      'https://cdn.example:99999/c.png',
+      'http://[x]/c.png',
+    ]) {
+      const head = renderHead(article({ ogImage }), { origin: 'https://example.com' });
+      assert.doesNotMatch(head, /og:image|twitter:image/);
+      assert.match(head, /<meta name="twitter:card" content="summary">/);
+    }
+  });
+
   it('builds the canonical URL from the origin and canonicalPath, without a trailing slash', () => {
     const cases: [string, string, string][] = [
       ['https://www.example.com', '/blog/hello', 'https://www.example.com/blog/hello'],

@@ -35,10 +35,13 @@ function siteOrigin(origin: string): string {
   return url.origin;
 }
 
-/** `text` as a URL; undefined for one without a scheme ("www.example.com") or an unset option. */
-function parseUrl(text: string): URL | undefined {
+/**
+ * `text` as a URL, resolved against `base` when given; undefined for one without a scheme
+ * ("www.example.com"), an unset option, or one no browser could load.
+ */
+function parseUrl(text: string, base?: string): URL | undefined {
   try {
-    return new URL(text);
+    return new URL(text, base);
   } catch {
     return undefined;
   }
@@ -80,10 +83,12 @@ export function renderHead(article: HeadArticle, options: RenderHeadOptions): st
   // A function replacement: `$&` or `$'` in a title is text, not a replacement pattern.
   const documentTitle = options.titleTemplate ? options.titleTemplate.replace('%s', () => title) : title;
   const ogDescription = seo.ogDescription || seo.description;
-  // og:image must be absolute; a site path is resolved against the origin.
+  // og:image must be absolute; a site path is resolved against the origin. The link rule's
+  // host part is looser than a URL parser (`https://a<b/c.png` passes it, and the server serves
+  // such an image block's url as ogImage), so one that does not parse is left out, not thrown.
   const image =
     typeof seo.ogImage === 'string' && isSafeSource(seo.ogImage)
-      ? new URL(seo.ogImage, siteOrigin(options.origin)).href
+      ? parseUrl(seo.ogImage, siteOrigin(options.origin))?.href
       : undefined;
   const isArticle = (seo.ogType || 'article') === 'article';
   const jsonLd = serializeJsonLd(seo.jsonLd);

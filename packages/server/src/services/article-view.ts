@@ -199,6 +199,12 @@ export function firstParagraphSummary(blocks: Block[]): string {
 function firstImageUrl(blocks: Block[], site: SiteSettings): string | null {
   const image = blocks.find((block) => block.type === 'image');
   if (!image) return null;
-  if (/^https?:\/\//i.test(image.url)) return image.url;
-  return site.website_url ? `${site.website_url}${image.url}` : null;
+  const url = /^https?:\/\//i.test(image.url)
+    ? image.url
+    : site.website_url
+      ? `${site.website_url}${image.url}`
+      : null;
+  // The block schema's host part is looser than a URL parser (`https://a<b/c.png` passes it);
+  // ogImage is an absolute URL or null, as an ingested seo.ogImage that does not parse is refused.
+  return url !== null && URL.canParse(url) ? url : null;
 }

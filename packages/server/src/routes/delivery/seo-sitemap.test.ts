@@ -69,6 +69,17 @@ for (const dialect of DIALECTS) {
       assert.equal(publishedAt, new Date(START_TIME).toISOString());
     });
 
+    test('a first image url that passes the link rule but is no URL gives a null ogImage', async () => {
+      // The block schema's host part is looser than a URL parser; ogImage is an absolute URL
+      // or null, as an ingested seo.ogImage of the same text is refused.
+      const projectId = await setUp({ websiteUrl: 'https://www.example.com' });
+      const blocks = [{ type: 'image' as const, url: 'https://a<b.example/c.png', alt: 'A' }];
+      await t.putArticle(projectId, 'a', newArticle({ slug: 'odd-image', published: true, blocks }));
+      const { seo } = (await read(projectId, 'odd-image')).json().data;
+      assert.equal(seo.ogImage, null);
+      assert.equal('image' in seo.jsonLd, false);
+    });
+
     test('a short first paragraph is used whole; no paragraph and no image give "" and null', async () => {
       const projectId = await setUp({});
       await t.putArticle(

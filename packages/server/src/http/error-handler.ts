@@ -135,6 +135,10 @@ function clientErrorCode(code: string | undefined): 'request_timeout' | 'headers
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  // Set for the answer that failed before its first byte (a stream's tag and encoding go out
+  // ahead of its body): they describe bytes this answer is not.
+  reply.removeHeader('etag');
+  reply.removeHeader('content-encoding');
   if (error.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   // A delivery-API error answers a credential, a preview key's among them (contract, Part 2).

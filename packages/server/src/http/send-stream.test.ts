@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Fastify, { type FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
 import { createAnswerSlots, defaultAnswerSlots } from './answer-slots.ts';
+import { installErrorHandling } from './error-handler.ts';
 import { createResponseCache } from './response-cache.ts';
 import { sendJsonStream } from './send-json.ts';
 import { readableOf } from './send-stream.ts';
@@ -68,4 +70,28 @@ test('a HEAD answer is an empty body, and the chunks it would have held are ende
   readableOf({ method: 'HEAD' } as FastifyRequest, source);
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(ended, true, 'a source already started is ended');
+});
+
+test('a stream that fails before its first byte is an error answer without the tag it was to carry', async () => {
+  const cache = createResponseCache(1024 * 1024);
+  // biome-ignore lint/correctness/useYield: fails at its first read, as a database gone away does
+  async function* chunks(): AsyncGenerator<string> {
+    throw new AppError('unavailable', 'The database is not answering.');
+  }
+  const app = Fastify();
+  app.decorate('answerSlots', createAnswerSlots(defaultAnswerSlots()));
+  installErrorHandling(app);
+  app.get('/big', (request, reply) => sendJsonStream(request, reply, cache, 'big:1', chunks));
+  try {
+    for (const encoding of ['gzip', 'identity']) {
+      const answer = await app.inject({ url: '/big', headers: { 'accept-encoding': encoding } });
+      assert.equal(answer.statusCode, 503, encoding);
+      assert.equal(answer.json().error.code, 'unavailable');
+      // A tag names the answer's bytes: these are not the list's, and must not validate it later.
+      assert.equal(answer.headers.etag, undefined, encoding);
+      assert.equal(answer.headers['content-encoding'], undefined, encoding);
+    }
+  } finally {
+    await app.close();
+  }
 });

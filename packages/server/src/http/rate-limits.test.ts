@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { after, describe, test } from 'node:test';
+import { after, describe, mock, test } from 'node:test';
 import { REDIS_URL, redisAvailable } from '../test/redis.ts';
 import { createRateLimits, type RateLimits } from './rate-limits.ts';
 
@@ -209,4 +209,23 @@ test('a lockout is told once, with the address and how long; the next window’s
   for (let i = 0; i < 3; i++) limits.failed('203.0.113.7');
   assert.equal(told.length, 2);
   await limits.close();
+});
+
+test('a wall clock stepped back (NTP, a restored VM) neither lengthens a lockout nor its window', async () => {
+  mock.timers.enable({ apis: ['Date'], now: Date.now() });
+  try {
+    const rate = await limits({ perCredential: undefined, authFailures: { points: 2, seconds: 60 } });
+    rate.failed('203.0.113.9');
+    rate.failed('203.0.113.9');
+    assert.equal(rate.blockedFor('203.0.113.9'), 60);
+    mock.timers.setTime(Date.now() - 3_600_000);
+    assert.equal(rate.blockedFor('203.0.113.9'), 60, 'still the rest of its minute, not an hour more');
+    // A window opened before the step closes a minute after it opened, as it would have.
+    rate.failed('203.0.113.10');
+    mock.timers.setTime(Date.now() + 3_600_000);
+    rate.failed('203.0.113.10');
+    assert.equal(rate.blockedFor('203.0.113.10'), 60, 'a step forward does not cut a window short');
+  } finally {
+    mock.timers.reset();
+  }
 });

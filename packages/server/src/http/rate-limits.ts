@@ -61,6 +61,13 @@ export interface RateLimitOptions {
 const WARN_EVERY_MS = 60_000;
 const POLICY = 'default';
 
+/**
+ * Milliseconds on the process's monotonic clock, which every window, block and rest here is
+ * timed by: they are spans of time, and the wall clock can step (NTP, a restored VM). Stepped
+ * back an hour, it held a one-minute lockout, and its `Retry-After`, an hour longer.
+ */
+const elapsed = (): number => performance.now();
+
 export async function createRateLimits(options: RateLimitOptions): Promise<RateLimits> {
   const redis = options.redisUrl ? await connectRedis(options.redisUrl, options.warn) : undefined;
   const limiter = (budget: Budget, prefix: string): RateLimiterAbstract => {
@@ -74,7 +81,7 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
   // Failed authentications: shared through Redis, else counted here in bounded memory.
   const shared = redis && limiter(options.authFailures, 'auth-failures');
   const local = boundedWindows(options.authFailures, options.maxTrackedAddresses ?? MAX_BLOCKED);
-  // Addresses known to be past their failure budget, and until when (epoch ms): checked on every
+  // Addresses known to be past their failure budget, and until when (`elapsed`): checked on every
   // authenticated request without a promise or a round trip.
   const blocked = new Map<string, number>();
   // With Redis: addresses the shared count found under budget, and until when that is trusted.
@@ -86,7 +93,7 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
   let probing = false;
   const redisAvailable = (): boolean => {
     if (restUntil === Number.NEGATIVE_INFINITY) return true;
-    if (probing || Date.now() < restUntil) return false;
+    if (probing || elapsed() < restUntil) return false;
     probing = true;
     return true;
   };
@@ -97,10 +104,10 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
 
   let warnedAt = Number.NEGATIVE_INFINITY;
   const outage = (error: unknown) => {
-    restUntil = Date.now() + REDIS_REST_MS;
+    restUntil = elapsed() + REDIS_REST_MS;
     probing = false;
-    if (Date.now() - warnedAt < WARN_EVERY_MS) return;
-    warnedAt = Date.now();
+    if (elapsed() - warnedAt < WARN_EVERY_MS) return;
+    warnedAt = elapsed();
     options.warn?.(
       `rate limits: Redis is not answering (${(error as Error).message}); requests are let through`,
     );
@@ -109,13 +116,13 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
   const block = (address: string, ms: number) => {
     // Bounded like every map keyed by client input: past the bound, the oldest block goes first.
     if (blocked.size >= MAX_BLOCKED) blocked.delete(blocked.keys().next().value!);
-    blocked.set(address, Date.now() + ms);
+    blocked.set(address, elapsed() + ms);
   };
   // A block this process decided, as opposed to one it learned of from the shared count.
   const lockOut = (address: string, ms: number) => {
     const until = blocked.get(address);
     block(address, ms);
-    if (until === undefined || until <= Date.now()) options.lockedOut?.(address, Math.ceil(ms / 1000));
+    if (until === undefined || until <= elapsed()) options.lockedOut?.(address, Math.ceil(ms / 1000));
   };
 
   return {
@@ -145,21 +152,21 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
     blockedFor(address) {
       const until = blocked.get(address);
       if (until !== undefined) {
-        if (until > Date.now()) return Math.ceil((until - Date.now()) / 1000);
+        if (until > elapsed()) return Math.ceil((until - elapsed()) / 1000);
         blocked.delete(address);
       }
       if (!shared) return 0;
       // Another process may have seen this address fail: the shared count decides, asked at most
       // once a second per address, so cached answers do not each wait for a round trip.
       const clearUntil = clear.get(address);
-      if (clearUntil !== undefined && clearUntil > Date.now()) return 0;
+      if (clearUntil !== undefined && clearUntil > elapsed()) return 0;
       if (!redisAvailable()) return 0;
       return shared.get(address).then(
         (result) => {
           answered();
           if (!result || result.consumedPoints < options.authFailures.points) {
             if (clear.size >= MAX_BLOCKED) clear.delete(clear.keys().next().value!);
-            clear.set(address, Date.now() + CLEAR_FOR_MS);
+            clear.set(address, elapsed() + CLEAR_FOR_MS);
             return 0;
           }
           block(address, result.msBeforeNext);
@@ -211,7 +218,7 @@ function boundedWindows(budget: Budget, maxAddresses: number) {
   const windows = new Map<string, { count: number; resetAt: number }>();
   return {
     consume(address: string): { remainingPoints: number; msBeforeNext: number } {
-      const now = Date.now();
+      const now = elapsed();
       let window = windows.get(address);
       if (!window || window.resetAt <= now) {
         windows.delete(address);

@@ -229,3 +229,33 @@ test('a wall clock stepped back (NTP, a restored VM) neither lengthens a lockout
     mock.timers.reset();
   }
 });
+
+test('a per-credential budget holds over a window longer than a timer can wait (24.8 days)', async () => {
+  const rate = await limits({
+    perCredential: { points: 2, seconds: 30 * 86_400 },
+    authFailures: { points: 30, seconds: 60 },
+  });
+  const allowed = [];
+  for (let i = 0; i < 4; i++) {
+    allowed.push((await rate.spend('key')!).allowed);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.deepEqual(allowed, [true, true, false, false]);
+});
+
+test('a wall clock stepped back does not stretch a per-credential Retry-After', async () => {
+  mock.timers.enable({ apis: ['Date'], now: Date.now() });
+  try {
+    const rate = await limits({
+      perCredential: { points: 1, seconds: 10 },
+      authFailures: { points: 30, seconds: 60 },
+    });
+    assert.equal((await rate.spend('key')!).allowed, true);
+    mock.timers.setTime(Date.now() - 3_600_000);
+    const refused = await rate.spend('key')!;
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.resetSeconds, 10, 'the rest of its window, not an hour more');
+  } finally {
+    mock.timers.reset();
+  }
+});

@@ -1,10 +1,5 @@
 import type { Redis } from 'ioredis';
-import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Budget } from '../config.ts';
 import { redactUrl } from '../redact-url.ts';
 
@@ -70,16 +65,21 @@ const elapsed = (): number => performance.now();
 
 export async function createRateLimits(options: RateLimitOptions): Promise<RateLimits> {
   const redis = options.redisUrl ? await connectRedis(options.redisUrl, options.warn) : undefined;
-  const limiter = (budget: Budget, prefix: string): RateLimiterAbstract => {
-    const settings = { points: budget.points, duration: budget.seconds, keyPrefix: `folio:${prefix}` };
-    // Without the offline queue and with this flag, a command fails at once while Redis is away.
-    return redis
-      ? new RateLimiterRedis({ ...settings, storeClient: redis, rejectIfRedisNotReady: true })
-      : new RateLimiterMemory(settings);
-  };
-  const credentials = options.perCredential && limiter(options.perCredential, 'credential');
-  // Failed authentications: shared through Redis, else counted here in bounded memory.
-  const shared = redis && limiter(options.authFailures, 'auth-failures');
+  // Without the offline queue and with this flag, a command fails at once while Redis is away.
+  const limiter = (store: Redis, budget: Budget, prefix: string) =>
+    new RateLimiterRedis({
+      points: budget.points,
+      duration: budget.seconds,
+      keyPrefix: `folio:${prefix}`,
+      storeClient: store,
+      rejectIfRedisNotReady: true,
+    });
+  // Budgets are shared through Redis, else counted here in bounded memory: not with the library's
+  // memory limiter, whose timer per key fires at once past 2^31-1 ms (a window over 24.8 days,
+  // such as 100000/720h, never refused anything) and whose windows follow the wall clock.
+  const credentials = options.perCredential && redis && limiter(redis, options.perCredential, 'credential');
+  const localCredentials = options.perCredential && boundedWindows(options.perCredential, MAX_BLOCKED);
+  const shared = redis && limiter(redis, options.authFailures, 'auth-failures');
   const local = boundedWindows(options.authFailures, options.maxTrackedAddresses ?? MAX_BLOCKED);
   // Addresses known to be past their failure budget, and until when (`elapsed`): checked on every
   // authenticated request without a promise or a round trip.
@@ -127,8 +127,12 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
 
   return {
     spend(credential) {
-      if (!credentials || !options.perCredential) return undefined;
+      if (!localCredentials || !options.perCredential) return undefined;
       const budget = options.perCredential;
+      if (!credentials) {
+        const window = localCredentials.consume(credential);
+        return Promise.resolve(spent(budget, window, window.remainingPoints >= 0));
+      }
       const letThrough = { allowed: true, policy: policyHeader(budget), state: '', resetSeconds: 0 };
       if (redis && !redisAvailable()) return Promise.resolve(letThrough);
       return credentials.consume(credential).then(
@@ -209,10 +213,11 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
 const MAX_BLOCKED = 100_000;
 
 /**
- * Failed authentications per address in this process: a fixed window each, as the library's
- * memory limiter keeps, but in one map of bounded size whose oldest window goes first. The
- * library keeps an entry and a timer per address without bound, so failures from ever new
- * addresses (an IPv6 range, forged forwarded addresses) grew the process by hundreds of MB.
+ * Counts per address (failed authentications) or credential in this process: a fixed window
+ * each, as the library's memory limiter keeps, but in one map of bounded size whose oldest
+ * window goes first, timed on the monotonic clock, without a timer. The library keeps an entry
+ * and a timer per address without bound, so failures from ever new addresses (an IPv6 range,
+ * forged forwarded addresses) grew the process by hundreds of MB.
  */
 function boundedWindows(budget: Budget, maxAddresses: number) {
   const windows = new Map<string, { count: number; resetAt: number }>();
@@ -273,7 +278,11 @@ function policyHeader(budget: Budget): string {
   return `"${POLICY}";q=${budget.points};w=${budget.seconds}`;
 }
 
-function spent(budget: Budget, result: RateLimiterRes, allowed: boolean): Spent {
+function spent(
+  budget: Budget,
+  result: { remainingPoints: number; msBeforeNext: number },
+  allowed: boolean,
+): Spent {
   const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
   return {
     allowed,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import { createFailureStreak } from './failure-streak.ts';
 
 test('a streak of failures is reported when it starts, reminded of, and ended once', () => {
@@ -27,4 +27,22 @@ test('a streak of failures is reported when it starts, reminded of, and ended on
     'recovered after 130',
     'failing again after 1',
   ]);
+});
+
+test('a wall clock stepped back does not silence the reminders of a streak', async () => {
+  mock.timers.enable({ apis: ['Date'], now: Date.now() });
+  try {
+    const lines: string[] = [];
+    const streak = createFailureStreak(
+      { failing: (_error, tries) => lines.push(`failing after ${tries}`) },
+      { remindEveryMs: 20 },
+    );
+    streak.failed(new Error('down'));
+    mock.timers.setTime(Date.now() - 3_600_000);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    streak.failed(new Error('still down'));
+    assert.deepEqual(lines, ['failing after 1', 'failing after 2'], 'reminded as often, not an hour later');
+  } finally {
+    mock.timers.reset();
+  }
 });

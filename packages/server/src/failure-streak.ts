@@ -22,7 +22,9 @@ export function createFailureStreak(
   reports: StreakReports,
   options: { remindEveryMs?: number; now?: () => number } = {},
 ): FailureStreak {
-  const { remindEveryMs = REMIND_EVERY_MS, now = Date.now } = options;
+  // The reminders are spaced by elapsed time: on the wall clock, one stepped back an hour (NTP, a
+  // restored VM) silenced an outage's reminders for that hour.
+  const { remindEveryMs = REMIND_EVERY_MS, now = () => performance.now() } = options;
   let tries = 0;
   let reportedAt = 0;
   return {

@@ -85,11 +85,25 @@ describe('configuration', () => {
     assert.equal(loadConfig({}).databaseTimeoutMs, undefined);
     assert.equal(loadConfig({ FOLIO_DATABASE_TIMEOUT: '2s' }).databaseTimeoutMs, 2_000);
     assert.equal(loadConfig({ FOLIO_DATABASE_TIMEOUT: '250ms' }).databaseTimeoutMs, 250);
-    for (const value of ['never', '0s', '10ms']) {
+    assert.equal(loadConfig({ FOLIO_DATABASE_TIMEOUT: '24d' }).databaseTimeoutMs, 24 * 86_400_000);
+    // Past 2^31-1 ms a Node timer fires at once: every query would fail as timed out.
+    for (const value of ['never', '0s', '10ms', '25d', '365d']) {
       assert.throws(
         () => loadConfig({ FOLIO_DATABASE_TIMEOUT: value }),
         (error: unknown) =>
           error instanceof ConfigError && error.problems[0]!.startsWith('FOLIO_DATABASE_TIMEOUT='),
+        value,
+      );
+    }
+  });
+
+  test('FOLIO_WEBHOOK_TIMEOUT past what a timer can wait (24.8 days) is refused, not a timeout at once', () => {
+    assert.equal(loadConfig({ FOLIO_WEBHOOK_TIMEOUT: '24d' }).webhookTimeoutMs, 24 * 86_400_000);
+    for (const value of ['25d', '365d']) {
+      assert.throws(
+        () => loadConfig({ FOLIO_WEBHOOK_TIMEOUT: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.problems[0]!.startsWith('FOLIO_WEBHOOK_TIMEOUT='),
         value,
       );
     }

@@ -83,6 +83,10 @@ export const DEFAULT_WEBHOOK_RETENTION_MS = 30 * 86_400_000;
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+// The longest a Node timer waits: past it (24.8 days) one fires at once, so a timeout set longer
+// failed every database query or webhook attempt on the spot rather than never.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Parses `500ms`, `5s`, `5m`, `2h`, `1d`; a bare number is seconds. */
 export function parseDuration(text: string): number | undefined {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
@@ -157,9 +161,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     10_000,
     (raw) => {
       const ms = parseDuration(raw);
-      return ms !== undefined && ms > 0 ? ms : undefined;
+      return ms !== undefined && ms > 0 && ms <= MAX_TIMER_MS ? ms : undefined;
     },
-    'a positive duration such as 10s',
+    'a positive duration up to 24d such as 10s',
   );
   const webhookConcurrency = read(
     'FOLIO_WEBHOOK_CONCURRENCY',
@@ -223,9 +227,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     undefined,
     (raw) => {
       const ms = parseDuration(raw);
-      return ms !== undefined && ms >= 100 ? ms : undefined;
+      return ms !== undefined && ms >= 100 && ms <= MAX_TIMER_MS ? ms : undefined;
     },
-    'a duration of at least 100ms such as 15s',
+    'a duration from 100ms to 24d such as 15s',
   );
 
   const logLevel = read<LogLevel>(

@@ -21,7 +21,7 @@ export async function rehearseImport(
     for await (const item of items) {
       const attempt = await trx.savepoint('line').execute();
       try {
-        const outcome = await importItemIn(attempt, deps.now(), projectId, item);
+        const outcome = await importItemIn(attempt, deps.now, projectId, item);
         await attempt.releaseSavepoint('line').execute();
         results.push({ line: item.line, id: item.id, outcome });
       } catch (error) {

@@ -54,7 +54,7 @@ export async function importArticles(
         const results: ImportResult[] = [];
         for await (const item of items) {
           try {
-            const outcome = await importItemIn(trx, deps.now(), projectId, item);
+            const outcome = await importItemIn(trx, deps.now, projectId, item);
             results.push({ line: item.line, id: item.id, outcome });
           } catch (error) {
             if (error instanceof AppError) failed = { line: item.line, id: item.id, error };
@@ -80,7 +80,7 @@ async function importEach(
   const results: ImportResult[] = [];
   for await (const item of items) {
     try {
-      const outcome = await transact(deps, (trx) => importItemIn(trx, deps.now(), projectId, item));
+      const outcome = await transact(deps, (trx) => importItemIn(trx, deps.now, projectId, item));
       results.push({ line: item.line, id: item.id, outcome });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -94,13 +94,13 @@ async function importEach(
 /** Writes one import line in the caller's transaction, through the service its API route uses. */
 export async function importItemIn(
   trx: Transaction<Database>,
-  now: number,
+  clock: () => number,
   projectId: string,
   item: ImportItem,
 ): Promise<ImportOutcome> {
   const result = item.draft
-    ? await saveDraftIn(trx, now, projectId, item.id, item.input)
-    : await upsertArticleIn(trx, now, projectId, item.id, item.input);
+    ? await saveDraftIn(trx, clock, projectId, item.id, item.input)
+    : await upsertArticleIn(trx, clock, projectId, item.id, item.input);
   if (result.created) return 'created';
   return result.changed ? 'updated' : 'unchanged';
 }

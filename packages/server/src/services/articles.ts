@@ -44,19 +44,24 @@ export async function upsertArticle(
   id: string,
   input: ArticleInput,
 ): Promise<UpsertResult> {
-  return transact(deps, (trx) => upsertArticleIn(trx, deps.now(), projectId, id, input));
+  return transact(deps, (trx) => upsertArticleIn(trx, deps.now, projectId, id, input));
 }
 
-/** `upsertArticle` inside the caller's transaction, so an import can write many in one. */
+/**
+ * `upsertArticle` inside the caller's transaction, so an import can write many in one. `clock`
+ * is read once the project's write turn is taken: a write that waited behind another (an
+ * import, a site settings change) is stamped when it is made, not when it asked.
+ */
 export async function upsertArticleIn(
   trx: Transaction<Database>,
-  now: number,
+  clock: () => number,
   projectId: string,
   id: string,
   input: ArticleInput,
 ): Promise<UpsertResult> {
   const content = contentColumns(input);
   return writeContent(trx, projectId, id, content, async (site, existing) => {
+    const now = clock();
     if (existing) {
       const publish = input.published ?? existing.published === 1;
       // Publishing or unpublishing here is a manual publish or unpublish: it clears the

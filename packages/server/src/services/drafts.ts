@@ -40,19 +40,20 @@ export async function saveDraft(
   id: string,
   input: DraftInput,
 ): Promise<DraftResult> {
-  return transact(deps, (trx) => saveDraftIn(trx, deps.now(), projectId, id, input));
+  return transact(deps, (trx) => saveDraftIn(trx, deps.now, projectId, id, input));
 }
 
-/** `saveDraft` inside the caller's transaction, so an import can write many in one. */
+/** `saveDraft` inside the caller's transaction, as `upsertArticleIn` (`clock` read in turn). */
 export async function saveDraftIn(
   trx: Transaction<Database>,
-  now: number,
+  clock: () => number,
   projectId: string,
   id: string,
   input: DraftInput,
 ): Promise<DraftWrite> {
   const content = contentColumns(input);
   return writeContent(trx, projectId, id, content, async (site, existing) => {
+    const now = clock();
     const draft = { draft: storedDraft(content), draft_slug: content.slug, draft_updated_at: now };
     if (!existing) {
       // Its stored content is the draft's too: it serves nothing until it is published.

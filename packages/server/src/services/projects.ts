@@ -77,7 +77,7 @@ export async function updateProject(deps: ServiceDeps, id: string, patch: Projec
     // before the answer.
     if (!servedChange) return { row, rewrite: false };
     await store.markForRewrite(trx, id);
-    return { row, rewrite: !(await rewriteNext(trx, id, deps.now())).done };
+    return { row, rewrite: !(await rewriteNext(trx, id, deps.now)).done };
   });
   if (rewrite) await finishRewrite(deps, id);
   return toProject(row);

@@ -23,8 +23,9 @@ export async function scheduleArticle(
   patch: SchedulePatch,
 ): Promise<AdminArticle> {
   return transact(deps, async (trx) => {
-    const now = deps.now();
     const site = await lockProjectIn(trx, projectId);
+    // Read in the project's turn: a time that came due while this write waited applies in it.
+    const now = deps.now();
     const existing = await findArticleOr404(trx, projectId, id);
     const side = scheduleColumns(existing, patch);
     const changed = await applyChange(trx, site, existing, { publish: existing.published === 1, side }, now);

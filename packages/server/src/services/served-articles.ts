@@ -31,12 +31,12 @@ export interface RewriteStep {
 
 /**
  * Rewrites the next `batch` articles of the project for its current settings, in the caller's
- * transaction.
+ * transaction; its events are stamped by `clock` in the project's write turn.
  */
 export async function rewriteNext(
   trx: Transaction<Database>,
   projectId: string,
-  now: number,
+  clock: () => number,
   batch = REWRITE_BATCH,
 ): Promise<RewriteStep> {
   return inWriteBatch(trx, projectId, async (project) => {
@@ -62,7 +62,7 @@ export async function rewriteNext(
     const published = ordered
       .filter((row) => row.published === 1)
       .map((row) => ({ id: row.id, slug: row.slug }));
-    await recordEvents(trx, projectId, 'content.updated', published, now);
+    await recordEvents(trx, projectId, 'content.updated', published, clock());
     const done = ids.length < batch && run.length === ids.length;
     await projects.setRewriteAfter(trx, projectId, done ? null : run.at(-1)!.id);
     return { rewritten: rows.length, done };
@@ -77,7 +77,7 @@ export async function finishRewrite(
 ): Promise<number> {
   let rewritten = 0;
   for (;;) {
-    const step = await transact(deps, (trx) => rewriteNext(trx, projectId, deps.now(), batch));
+    const step = await transact(deps, (trx) => rewriteNext(trx, projectId, deps.now, batch));
     rewritten += step.rewritten;
     if (step.done) return rewritten;
   }

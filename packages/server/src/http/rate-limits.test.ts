@@ -51,6 +51,19 @@ for (const store of STORES) {
       assert.equal((await rate.spend(name('other'))!).allowed, true);
     });
 
+    // Redis answers over the network; this process's own count needs no turn of the loop.
+    if (store === 'memory')
+      test('counted in this process, a spend is answered at once, without a promise', async () => {
+        const rate = await limits({
+          perCredential: { points: 1, seconds: 10 },
+          authFailures: { points: 30, seconds: 60 },
+        });
+        const first = rate.spend('k');
+        assert.ok(first && !(first instanceof Promise), 'a cached answer waits for no turn of the loop');
+        assert.equal(first.allowed, true);
+        assert.equal((rate.spend('k') as { allowed: boolean }).allowed, false);
+      });
+
     test('without a per-credential budget nothing is counted', async () => {
       const rate = await limits({
         perCredential: undefined,

@@ -24,8 +24,11 @@ export interface Spent {
  * limiter must not take the API down with it.
  */
 export interface RateLimits {
-  /** Counts one request of `credential` (a key id, `admin`); undefined when there is no budget. */
-  spend(credential: string): Promise<Spent> | undefined;
+  /**
+   * Counts one request of `credential` (a key id, `admin`); undefined when there is no budget.
+   * Counted in this process, the answer is at hand: a cached answer then waits for no promise.
+   */
+  spend(credential: string): Spent | Promise<Spent> | undefined;
   /** Whole seconds `address` must wait after too many failed authentications; 0 when it may go on. */
   blockedFor(address: string): number | Promise<number>;
   /**
@@ -131,10 +134,10 @@ export async function createRateLimits(options: RateLimitOptions): Promise<RateL
       const budget = options.perCredential;
       if (!credentials) {
         const window = localCredentials.consume(credential);
-        return Promise.resolve(spent(budget, window, window.remainingPoints >= 0));
+        return spent(budget, window, window.remainingPoints >= 0);
       }
       const letThrough = { allowed: true, policy: policyHeader(budget), state: '', resetSeconds: 0 };
-      if (redis && !redisAvailable()) return Promise.resolve(letThrough);
+      if (redis && !redisAvailable()) return letThrough;
       return credentials.consume(credential).then(
         (result) => {
           answered();

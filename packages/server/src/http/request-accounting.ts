@@ -114,9 +114,10 @@ export function createRequestAccounting(options: {
     return budgetAddress(request.socket.remoteAddress ?? '');
   };
 
-  const spendFast = (credential: string): Admitted | Promise<Admitted | undefined> => {
+  const spendFast = (credential: string): Admitted | undefined | Promise<Admitted | undefined> => {
     const spent = limits.spend(credential);
     if (!spent) return NO_FIELDS;
+    if (!(spent instanceof Promise)) return spent.allowed ? fieldsOf(spent) : undefined;
     return spent.then((result) => (result.allowed ? fieldsOf(result) : undefined));
   };
 

@@ -179,6 +179,7 @@ export const ERROR_CODES = [
   'payload_too_large',
   'unsupported_media_type',
   'request_timeout',
+  'expectation_failed',
   'rate_limited',
   'headers_too_large',
   'internal',

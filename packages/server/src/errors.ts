@@ -18,6 +18,10 @@ export const ERRORS = {
   payload_too_large: { status: 413, message: 'The request body is larger than 1 MiB.' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
   request_timeout: { status: 408, message: 'The request did not arrive in time.' },
+  expectation_failed: {
+    status: 417,
+    message: 'The server meets no expectation but 100-continue; send the request without that Expect header.',
+  },
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },
   headers_too_large: { status: 431, message: 'The request headers are larger than the server accepts.' },
   internal: { status: 500, message: 'Something went wrong on our side.' },

@@ -236,6 +236,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'request_timeout'
+  | 'expectation_failed'
   | 'rate_limited'
   | 'headers_too_large'
   | 'internal'

@@ -83,6 +83,12 @@ describe('errors raised by the HTTP parser', () => {
       status: 400,
       code: 'bad_request',
     },
+    {
+      what: 'an expectation other than 100-continue, which Node refuses by itself',
+      bytes: 'PUT /healthz HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 2\r\n\r\n{}',
+      status: 417,
+      code: 'expectation_failed',
+    },
   ];
   for (const { what, bytes, status, code } of cases) {
     test(`${what} answers ${status} in the contract's shape`, async () => {

@@ -89,6 +89,12 @@ export function createHttpServer(
     return server;
   };
   server.on('connection', readPeer);
+  // RFC 9110 10.1.1: an expectation other than 100-continue may be refused with 417. Node, left
+  // alone, answers that with no body; Folio answers it in the contract's shape.
+  server.on('checkExpectation', (request: http.IncomingMessage) => {
+    answerAndClose(request.socket, new AppError('expectation_failed'));
+    options.refused?.(417, request.method);
+  });
   // Node gives a CONNECT (a proxy tunnel) to this event alone and, without a listener, closes
   // the socket unanswered. Folio is no proxy: it answers as it does any method no route has.
   server.on('connect', (request: http.IncomingMessage, socket: Socket) => {

@@ -58,6 +58,18 @@ for (const dialect of DIALECTS) {
       assert.ok(!cookie.includes(ADMIN_TOKEN));
     });
 
+    test('a HEAD of a page without a session redirects to sign-in, as its GET does', async () => {
+      const project = await t.createProject();
+      for (const url of ['/dashboard', `/dashboard/projects/${project.id}/articles?q=a`]) {
+        const get = await t.app.inject({ method: 'GET', url });
+        const head = await t.app.inject({ method: 'HEAD', url });
+        assert.equal(get.statusCode, 303, url);
+        assert.equal(head.statusCode, get.statusCode, url);
+        assert.equal(head.headers.location, get.headers.location, url);
+        assert.equal(head.body, '');
+      }
+    });
+
     test('pages need a session: GET redirects to sign-in, POST and the log fragment answer 401', async () => {
       const page = await t.app.inject({ method: 'GET', url: '/dashboard' });
       assert.equal(page.statusCode, 303);

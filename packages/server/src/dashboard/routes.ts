@@ -112,12 +112,13 @@ function installGuard(
       return sendHtml(reply, messagePage('Refused', 'This form was posted from another site.'), 403);
     }
     if (PUBLIC_PATHS.has(path)) return;
-    // A page view consumes the flash; the delivery log's background refresh must not.
-    const pageView = request.method === 'GET' && !path.endsWith('/deliveries');
-    const found = await loadSession(deps, credential, request, pageView);
+    // A page view consumes the flash; the delivery log's background refresh must not, nor a
+    // HEAD, which shows no page. A HEAD is otherwise answered as its GET (RFC 9110 9.3.2).
+    const page = (request.method === 'GET' || request.method === 'HEAD') && !path.endsWith('/deliveries');
+    const found = await loadSession(deps, credential, request, page && request.method === 'GET');
     if (!found) {
       // Sign-in returns to the page asked for or, after a refused form, to the form's page.
-      if (pageView) {
+      if (page) {
         return reply
           .code(303)
           .header('location', signInReturningTo(dashboardReturn(request.url)))

@@ -13,6 +13,17 @@ describe('text and nesting a body may hold', () => {
     assert.equal(findUnstorableText({ emoji: '😀', text: 'café' }), undefined);
   });
 
+  test('a number JSON.parse read as infinite is named; large finite ones pass', () => {
+    assert.deepEqual(findUnstorableText(JSON.parse('{"a":[1,1e400]}')), {
+      path: '/a/1',
+      message: 'is a number too large to be stored',
+    });
+    assert.equal(findUnstorableText(JSON.parse('{"a":1.7e308,"b":1e-400}')), undefined);
+    assert.equal(mayHoldUnstorableText('{"a":[1,-1E+400]}'), true);
+    assert.equal(mayHoldUnstorableText(`{"a":${'9'.repeat(309)}}`), true);
+    assert.equal(mayHoldUnstorableText('{"a":1.7e308,"b":1e-400,"c":"1e400"}'), false);
+  });
+
   test(`nesting up to ${MAX_JSON_DEPTH} levels passes; deeper is refused without recursion`, () => {
     assert.equal(findUnstorableText(nested(MAX_JSON_DEPTH)), undefined);
     const refused = findUnstorableText({ jsonLd: nested(100_000) });

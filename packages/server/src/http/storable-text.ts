@@ -18,18 +18,23 @@ interface Node {
 export const MAX_JSON_DEPTH = 256;
 
 /**
- * The first string or member name in a parsed JSON value that the databases cannot keep as
- * sent, or the first value nested past `MAX_JSON_DEPTH`, as a detail naming its JSON Pointer;
+ * The first string, member name or number in a parsed JSON value that cannot be kept as sent,
+ * or the first value nested past `MAX_JSON_DEPTH`, as a detail naming its JSON Pointer;
  * undefined when there is none. U+0000: PostgreSQL
  * text cannot hold it. A lone surrogate: UTF-8 cannot encode it, so the drivers would store
- * U+FFFD in its place (and `encodeURIComponent` throws on one). One pass in document order
+ * U+FFFD in its place (and `encodeURIComponent` throws on one). A number past a double's range
+ * (`1e400`): `JSON.parse` reads it as Infinity, which JSON has no way to write, so it would be
+ * stored and served as null. One pass in document order
  * without recursion, so a deeply nested body costs neither stack nor more than its size; the
  * pointer is only built for the value reported.
  */
 export function findUnstorableText(value: unknown): ErrorDetail | undefined {
   const stack: Node[] = [{ value, key: undefined, named: false, parent: undefined, depth: 0 }];
   for (let node = stack.pop(); node; node = stack.pop()) {
-    const problem = (node.named && textProblem(node.key, 'has a name that ')) || textProblem(node.value);
+    const problem =
+      (node.named && textProblem(node.key, 'has a name that ')) ||
+      textProblem(node.value) ||
+      numberProblem(node.value);
     if (problem) return { path: pointerOf(node), message: problem };
     const current = node.value;
     if (typeof current !== 'object' || current === null) continue;
@@ -59,7 +64,8 @@ export function findUnstorableText(value: unknown): ErrorDetail | undefined {
  * skipped; true when it may. One pass over the characters of text `JSON.parse` took: U+0000 and
  * a lone surrogate can only come from a `\u` escape, since valid UTF-8 decodes to neither and
  * JSON has no raw control characters, and nesting needs its brackets outside strings. A
- * surrogate pair written as two escapes (as Python's `json.dumps` writes an emoji) is text.
+ * surrogate pair written as two escapes (as Python's `json.dumps` writes an emoji) is text. A
+ * number can only be infinite with an exponent or more digits than a double's range has.
  */
 export function mayHoldUnstorableText(json: string): boolean {
   let depth = 0;
@@ -81,7 +87,11 @@ export function mayHoldUnstorableText(json: string): boolean {
         }
       }
     } else if (char === QUOTE) inString = true;
-    else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
+    else if (char === MINUS || (char >= DIGIT_0 && char <= DIGIT_9)) {
+      const end = numberEnd(json, i);
+      if (mayBeInfinite(json, i, end)) return true;
+      i = end - 1;
+    } else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
       if (++depth > MAX_JSON_DEPTH) return true;
     } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) depth--;
   }
@@ -89,6 +99,14 @@ export function mayHoldUnstorableText(json: string): boolean {
 }
 
 const QUOTE = 0x22;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const POINT = 0x2e;
+const LETTER_E = 0x65;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+// Digits a number without an exponent needs to pass Number.MAX_VALUE (about 1.8e308).
+const DIGITS_PAST_DOUBLE = 309;
 const BACKSLASH = 0x5c;
 const LETTER_U = 0x75;
 const OPEN_BRACE = 0x7b;
@@ -103,6 +121,31 @@ function escapedUnit(json: string, at: number): number {
   return /^[0-9a-fA-F]{4}$/.test(hex) ? Number.parseInt(hex, 16) : -1;
 }
 
+/** Where the number token starting at `start` ends: JSON.parse took the text, so it is one. */
+function numberEnd(json: string, start: number): number {
+  let end = start + 1;
+  while (end < json.length && isNumberChar(json.charCodeAt(end))) end++;
+  return end;
+}
+
+// Digits, sign, point and exponent: the characters of a JSON number.
+const isNumberChar = (char: number) =>
+  (char >= DIGIT_0 && char <= DIGIT_9) ||
+  char === MINUS ||
+  char === PLUS ||
+  char === POINT ||
+  (char | 0x20) === LETTER_E;
+
+function mayBeInfinite(json: string, start: number, end: number): boolean {
+  if (end - start < DIGITS_PAST_DOUBLE && !hasExponent(json, start, end)) return false;
+  return !Number.isFinite(Number(json.slice(start, end)));
+}
+
+function hasExponent(json: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if ((json.charCodeAt(i) | 0x20) === LETTER_E) return true;
+  return false;
+}
+
 const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
 const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
 
@@ -113,6 +156,11 @@ function textProblem(value: unknown, subject = ''): string | undefined {
     return `${subject}contains a lone surrogate, which is not Unicode text and cannot be stored`;
   }
   return undefined;
+}
+
+function numberProblem(value: unknown): string | undefined {
+  if (typeof value !== 'number' || Number.isFinite(value)) return undefined;
+  return 'is a number too large to be stored';
 }
 
 function pointerOf(node: Node): string {

@@ -208,6 +208,26 @@ for (const dialect of DIALECTS) {
       await assertUnharmed('NUL');
     });
 
+    test('a number too large for a double answers 400, not stored as null', async () => {
+      for (const [payload, path] of [
+        ['{"slug": "a", "title": "t", "blocks": [], "seo": {"jsonLd": {"n": 1e400}}}', '/seo/jsonLd/n'],
+        ['{"slug": "a", "title": "t", "blocks": [], "seo": {"jsonLd": {"n": [-2E+999]}}}', '/seo/jsonLd/n/0'],
+        [
+          `{"slug": "a", "title": "t", "blocks": [], "seo": {"jsonLd": {"n": ${'9'.repeat(400)}}}}`,
+          '/seo/jsonLd/n',
+        ],
+      ] as const) {
+        assertInvalidBody(await raw(payload), path);
+      }
+      await assertUnharmed('1e400');
+      // Large but finite numbers, and ones that round to zero, are numbers as JavaScript reads them.
+      const finite =
+        '{"slug": "f", "title": "t", "blocks": [], "seo": {"jsonLd": {"n": 1.5e308, "m": 1e-400}}}';
+      const stored = await raw(finite, undefined, 'PUT', articleUrl('finite'));
+      assert.equal(stored.statusCode, 201, stored.body);
+      assert.deepEqual(stored.json().data.seo.jsonLd, { n: 1.5e308, m: 0 });
+    });
+
     test('wrong types answer 400 naming the field: no coercion', async () => {
       const cases: [Record<string, unknown>, string][] = [
         [{ published: 'true' }, '/published'],

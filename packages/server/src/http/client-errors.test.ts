@@ -84,6 +84,25 @@ describe('errors raised by the HTTP parser', () => {
       code: 'bad_request',
     },
     {
+      what: 'a request with two Host headers',
+      bytes: 'GET /healthz HTTP/1.1\r\nHost: a.example\r\nhost: b.example\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      what: 'a Host header that is no host',
+      bytes: 'GET /healthz HTTP/1.1\r\nHost: a.example/path\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      what: 'a delivery read with two Host headers, which the fast path sees first',
+      bytes:
+        'GET /api/v1/projects/prj_x/content HTTP/1.1\r\nHost: a\r\nHost: b\r\nAuthorization: Bearer folio_ck_x\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
+    {
       what: 'an expectation other than 100-continue, which Node refuses by itself',
       bytes: 'PUT /healthz HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nContent-Length: 2\r\n\r\n{}',
       status: 417,
@@ -101,6 +120,23 @@ describe('errors raised by the HTTP parser', () => {
       assert.ok(answer.body.error.message.length > 0);
     });
   }
+
+  test('a Host header of any form RFC 3986 gives a host is taken', async () => {
+    for (const host of [
+      '',
+      'a.example',
+      'A.Example.:8080',
+      '127.0.0.1:80',
+      '[::1]:8080',
+      'xn--caf-dma.example',
+    ]) {
+      const answer = await exchange(
+        port,
+        `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
+      assert.match(answer, /^HTTP\/1\.1 200 /, host);
+    }
+  });
 
   test('an HTTP/1.0 request needs no Host header', async () => {
     const answer = await exchange(port, 'GET /healthz HTTP/1.0\r\n\r\n');

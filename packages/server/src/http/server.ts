@@ -13,8 +13,11 @@ export interface RequestTimeouts {
 // Node's defaults for the headers; now the body's too.
 const REQUEST_TIMEOUTS: RequestTimeouts = { requestMs: 60_000, checkEveryMs: 30_000 };
 
-// RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without one.
+// RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without one, and to any request
+// with more than one or one whose value is no host (RFC 3986 3.2.2, with an optional port).
 const MISSING_HOST = 'An HTTP/1.1 request needs a Host header.';
+const BAD_HOST = 'A request may carry one Host header, holding a host name or address and an optional port.';
+const HOST = /^(?:\[[\w.:~%!$&'()*+,;=-]+\]|[\w.~%!$&'()*+,;=-]*)(?::\d*)?$/;
 
 /**
  * Folio's HTTP server, whose responses and sockets each take one shape whichever path answers.
@@ -70,6 +73,11 @@ export function createHttpServer(
         options.refused?.(400, request.method);
         return;
       }
+      if (!hasOneValidHost(request)) {
+        answerAndClose(request.socket, new AppError('bad_request', BAD_HOST));
+        options.refused?.(400, request.method);
+        return;
+      }
       // Closing: each answer ends its connection (Connection: close), whichever path gives it,
       // so the client goes to another process and the close is not held by a kept-alive socket.
       if (closing) response.shouldKeepAlive = false;
@@ -118,6 +126,20 @@ class FolioResponse extends NodeResponse {
     this.statusCode = 200;
     this.statusMessage = undefined as unknown as string;
   }
+}
+
+/** True unless the request has a Host header that is no host, or more than one (Node keeps the first). */
+function hasOneValidHost(request: http.IncomingMessage): boolean {
+  const host = request.headers.host;
+  if (host === undefined) return true;
+  if (!HOST.test(host)) return false;
+  const raw = request.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host' && ++seen > 1) return false;
+  }
+  return true;
 }
 
 function readPeer(socket: Socket): void {

@@ -49,11 +49,14 @@ export function installErrorHandling(app: FastifyInstance): void {
       throw new AppError('not_found', 'No id or slug contains a NUL character.');
     }
   });
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
-    sendError(
-      reply,
-      new AppError('not_found', `No route matches ${request.method} ${request.url.split('?')[0]}.`),
-    ),
+  app.setNotFoundHandler(answerNoRoute);
+}
+
+/** The 404 of a request no route matches. */
+export function answerNoRoute(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(
+    reply,
+    new AppError('not_found', `No route matches ${request.method} ${request.url.split('?')[0]}.`),
   );
 }
 

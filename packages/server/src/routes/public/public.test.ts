@@ -412,6 +412,31 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    test('an unknown public path answers 404 to any origin, as its preflight promised', async () => {
+      for (const url of [
+        '/public/v1/nothing-here',
+        '/public/v1/openapi.json/',
+        '/public/v1/schema/blocks.json/x',
+      ]) {
+        const options = await preflight(url);
+        assert.equal(options.headers['access-control-allow-origin'], '*', `preflight of ${url}`);
+        const response = await get(t, url, { origin: ORIGIN });
+        assertContractError(response, 404, 'not_found');
+        assert.equal(response.headers['access-control-allow-origin'], '*', url);
+      }
+      const posted = await t.app.inject({
+        method: 'POST',
+        url: '/public/v1/openapi.json',
+        headers: { origin: ORIGIN },
+      });
+      assertContractError(posted, 404, 'not_found');
+      assert.equal(posted.headers['access-control-allow-origin'], '*');
+      // Outside the public API a 404 stays without CORS.
+      const elsewhere = await get(t, '/api/v1/nothing-here', { origin: ORIGIN });
+      assert.equal(elsewhere.statusCode, 404);
+      assert.equal(elsewhere.headers['access-control-allow-origin'], undefined);
+    });
+
     test('the delivery and management APIs send no CORS headers, not even to a preflight', async () => {
       const { id } = await t.createProject({ websiteUrl: 'https://www.customer.example' });
       const key = await t.createKey(id);

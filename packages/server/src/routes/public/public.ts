@@ -2,6 +2,7 @@ import cors from '@fastify/cors';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ArticleSchema, BLOCKS_SCHEMA_PATH, type JsonSchemaDocument, Success } from '@folio/schema';
 import { Type } from '@sinclair/typebox';
+import { answerNoRoute } from '../../http/error-handler.ts';
 import type { ResponseCache } from '../../http/response-cache.ts';
 import { sendJson } from '../../http/send-json.ts';
 import { buildFixtureArticle } from '../../services/fixture.ts';
@@ -21,6 +22,9 @@ export function publicRoutes(options: {
     // Not strict: an OPTIONS without a preflight's headers would get the plugin's plain-text
     // 400, the one answer outside the contract's error shape; it gets the preflight's 204.
     await app.register(cors, { origin: '*', methods: ['GET', 'HEAD'], strictPreflight: false });
+    // A path under the prefix that no route has is answered here, so with the plugin's CORS
+    // header as its preflight promised: a page on another origin can read the 404.
+    app.setNotFoundHandler(answerNoRoute);
 
     app.get(
       '/fixtures/article',

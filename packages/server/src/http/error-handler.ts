@@ -54,9 +54,12 @@ export function installErrorHandling(app: FastifyInstance): void {
 
 /** The 404 of a request no route matches. */
 export function answerNoRoute(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // A HEAD is answered as its GET, with the GET's Content-Length (RFC 9110 9.3.2), so its
+  // message names the GET.
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
   return sendError(
     reply,
-    new AppError('not_found', `No route matches ${request.method} ${request.url.split('?')[0]}.`),
+    new AppError('not_found', `No route matches ${method} ${request.url.split('?')[0]}.`),
   );
 }
 

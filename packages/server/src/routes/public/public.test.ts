@@ -573,5 +573,15 @@ for (const dialect of DIALECTS) {
         assertContractError(response, 404, 'not_found');
       }
     });
+
+    test("a HEAD of an unknown route has its GET's headers, Content-Length included", async () => {
+      for (const url of ['/nope', '/public/v1/nope', '/admin/v1/nope?x=1']) {
+        const got = await t.app.inject({ method: 'GET', url });
+        const head = await t.app.inject({ method: 'HEAD', url });
+        assert.equal(head.statusCode, 404, url);
+        assert.equal(head.body, '', url);
+        assert.equal(head.headers['content-length'], got.headers['content-length'], url);
+      }
+    });
   });
 }

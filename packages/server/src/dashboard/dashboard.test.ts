@@ -35,6 +35,21 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(response.body, /not-the-token/);
     });
 
+    test('forms are taken only as application/x-www-form-urlencoded: a JSON body is 415, never a 500', async () => {
+      for (const token of [ADMIN_TOKEN, [ADMIN_TOKEN], 123, { a: 1 }]) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/dashboard/sign-in',
+          headers: { ...FORM, 'content-type': 'application/json' },
+          payload: JSON.stringify({ token }),
+        });
+        assert.equal(response.statusCode, 415, JSON.stringify(token));
+        assert.match(response.headers['content-type'] as string, /^text\/html/);
+        assert.match(response.body, /Dashboard forms are sent as application\/x-www-form-urlencoded/);
+        assert.equal(sessionCookieOf(response), undefined);
+      }
+    });
+
     test("a site's key pasted in by mistake is named as one", async () => {
       const projectId = (await t.createProject()).id;
       const key = await t.createKey(projectId);

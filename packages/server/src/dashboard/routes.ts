@@ -81,6 +81,9 @@ function installPlumbing(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
   });
+  // Forms only: the JSON parser the dashboard would inherit from the APIs let a JSON body through
+  // with fields that are no strings, which no handler here expects.
+  app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },

@@ -21,6 +21,14 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   // empty body that ends.
   app.addHook('preParsing', (request, _reply, payload, done) => {
     const { headers } = request;
+    // No route takes it: a body the 404 would otherwise read (and refuse as not JSON, too large or
+    // compressed) must not turn "no such route" into a 400, 413 or 415. Without a media type the
+    // framework hands a 404 on unread, as it does one whose type no parser takes; Node drops the
+    // bytes.
+    if (request.is404) {
+      delete headers['content-type'];
+      return done(null, payload);
+    }
     // A compressed body would otherwise be read as its compressed bytes (RFC 9110 8.4: a coding
     // the server does not take may be answered 415).
     const coding = headers['content-encoding']?.trim().toLowerCase();

@@ -333,6 +333,24 @@ for (const dialect of DIALECTS) {
       }
       const anonymous = await t.app.inject({ method: 'GET', url: '/nope' });
       assertError(anonymous, 404, 'not_found', 'without a token');
+      // A body sent to no route is not read: what it holds cannot turn the 404 into a 400 or 413.
+      const bodies: [string | Buffer, Record<string, string>][] = [
+        ['{not json', { 'content-type': 'application/json' }],
+        [Buffer.from([0xff, 0xfe]), { 'content-type': 'application/json' }],
+        ['{}'.padEnd(MIB + 1), { 'content-type': 'application/json' }],
+        ['{}', { 'content-type': 'application/json', 'content-encoding': 'gzip' }],
+        ['x', { 'content-type': 'text/plain' }],
+      ];
+      for (const [payload, headers] of bodies) {
+        for (const [method, url] of [
+          ['POST', '/nope'],
+          ['POST', articleUrl('existing')],
+          ['PUT', '/admin/v1/projects'],
+        ] as const) {
+          const response = await raw(payload, headers, method, url);
+          assertError(response, 404, 'not_found', `${method} ${url} with ${JSON.stringify(headers)}`);
+        }
+      }
       await assertUnharmed('unknown routes');
     });
 

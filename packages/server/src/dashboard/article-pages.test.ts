@@ -77,6 +77,17 @@ for (const dialect of DIALECTS) {
       assert.doesNotMatch(none, /id="no-articles"/, 'a search with no match is not an empty project');
     });
 
+    test('a search for text no title can hold (NUL) finds nothing, on every database', async () => {
+      const project = await t.createProject();
+      await t.putArticle(project.id, 'n1', newArticle({ slug: 'n1', title: 'Nothing odd' }));
+      const list = `/dashboard/projects/${project.id}/articles`;
+      for (const q of ['%00', 'Nothing%00odd']) {
+        const answer = await browser.get(`${list}?q=${q}`);
+        assert.equal(answer.statusCode, 200, q);
+        assert.match(answer.body, /0 articles with “/, q);
+      }
+    });
+
     test('the article page shows SEO, Open Graph, JSON-LD and related links as served, and View on site', async () => {
       const project = await t.createProject({ websiteUrl: 'https://www.example.com', articlesPath: '/blog' });
       const key = await t.createKey(project.id);

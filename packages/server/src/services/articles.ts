@@ -191,7 +191,9 @@ async function pageOfIds(
 ): Promise<{ ids: articles.SizedId[]; pagination: Pagination }> {
   await requireProject(deps, projectId);
   const search = query.titleSearch?.trim() || undefined;
-  const total = await articles.countAllArticles(deps.db, projectId, search);
+  // No title holds U+0000 (bodies holding it are refused), and neither database can search for
+  // it: PostgreSQL refuses it in a parameter, SQLite's LIKE ends the pattern there.
+  const total = search?.includes('\u0000') ? 0 : await articles.countAllArticles(deps.db, projectId, search);
   const { pagination, offset } = paginate(query, total);
   const page = { limit: pagination.limit, offset };
   const ids = offset < total ? await articles.listAllArticleIds(deps.db, projectId, page, search) : [];

@@ -51,6 +51,28 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    test('a form field holding NUL is refused with 400 and stores nothing, on every database', async () => {
+      const project = await t.createProject({ name: 'Nul' });
+      const base = `/dashboard/projects/${project.id}`;
+      const cases = [
+        ['/dashboard/projects', { name: 'a\u0000b' }],
+        [`${base}/rename`, { name: 'r\u0000' }],
+        [`${base}/keys`, { name: 'k\u0000', kind: 'content' }],
+        [`${base}/webhook`, { url: 'https://example.com/\u0000' }],
+      ] as const;
+      for (const [url, fields] of cases) {
+        const answer = await browser.post(url, fields);
+        assert.equal(answer.statusCode, 400, `${url}: ${answer.statusCode}`);
+        assert.match(answer.headers['content-type'] as string, /^text\/html/);
+        assert.match(answer.body, /NUL/);
+      }
+      const projects = (await t.admin('GET', '/admin/v1/projects')).json().data as { name: string }[];
+      assert.ok(!projects.some((p) => p.name.includes('\u0000')), 'no project named with NUL');
+      assert.equal((await t.admin('GET', `/admin/v1/projects/${project.id}`)).json().data.name, 'Nul');
+      assert.deepEqual((await t.admin('GET', `/admin/v1/projects/${project.id}/keys`)).json().data, []);
+      assert.equal((await t.admin('GET', `/admin/v1/projects/${project.id}/webhook`)).json().data.url, null);
+    });
+
     test('a schedule refused for its unpublish time marks that field, not the publish time', async () => {
       const project = await t.createProject({ name: 'Schedules' });
       await t.putArticle(project.id, 'a', newArticle({ slug: 'a' }));

@@ -33,6 +33,7 @@ export interface DashboardOptions {
 }
 
 const FORM_BODY_LIMIT = 64 * 1024;
+const FORM_HOLDS_NUL = 'A field of the form holds a NUL character (U+0000), which cannot be stored.';
 const PUBLIC_PATHS = new Set([
   '/dashboard/sign-in',
   '/dashboard/assets/dashboard.css',
@@ -87,7 +88,15 @@ function installPlumbing(app: FastifyInstance): void {
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    (_request, body, done) => {
+      const fields = Object.fromEntries(new URLSearchParams(body as string));
+      // As in a JSON body (http/json-body.ts): PostgreSQL text cannot hold U+0000, and no field
+      // means one. Form decoding makes no lone surrogate (bad UTF-8 becomes U+FFFD).
+      if (Object.values(fields).some((value) => value.includes('\u0000'))) {
+        return done(new AppError('invalid_body', FORM_HOLDS_NUL), undefined);
+      }
+      done(null, fields);
+    },
   );
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('content-security-policy', CSP);

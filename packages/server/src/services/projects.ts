@@ -132,9 +132,16 @@ export function checkPreviewUrl(value: string | null): string | null {
 }
 
 const PATH_SEGMENT = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/;
+// A scheme and an authority (RFC 3986 3): what a path never starts with.
+const URL_SHAPED = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 
 /** `""` or `/segment[/segment…]`: a leading slash, no trailing slash, no empty segments. */
 export function normalizeArticlesPath(value: string): string {
+  // Each part of `https://host/blog` is a legal segment: collapsed, it became `/https:/host/blog`.
+  if (URL_SHAPED.test(value.trim())) {
+    const why = 'is a whole URL: give the path on the site (such as /blog) and set the origin as websiteUrl';
+    throw new AppError('invalid_body', `articlesPath ${why}.`, [{ path: '/articlesPath', message: why }]);
+  }
   const segments = value.trim().split('/').filter(Boolean);
   for (const segment of segments) {
     if (!PATH_SEGMENT.test(segment) || segment === '.' || segment === '..') {

@@ -235,6 +235,23 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    test('an articlesPath that is a whole URL answers 400 naming websiteUrl', async () => {
+      // Each segment of `https://www.example.com/blog` is a legal path segment: collapsed, it was
+      // taken as the path `/https:/www.example.com/blog`.
+      for (const articlesPath of [
+        'https://www.example.com/blog',
+        'http://example.com',
+        'HTTPS://x.example',
+      ]) {
+        const response = await t.admin('POST', PROJECTS, { name: 'p', articlesPath });
+        assertInvalidBody(response, '/articlesPath', articlesPath);
+        assert.match(response.json().error.message, /websiteUrl/, articlesPath);
+      }
+      // A colon is a path character: a segment such as `news:2026` is still a path.
+      const kept = await t.admin('POST', PROJECTS, { name: 'p', articlesPath: '/news:2026' });
+      assert.equal(kept.json().data.articlesPath, '/news:2026', kept.body);
+    });
+
     test('articlesPath with dot segments or characters not allowed in a path answers 400', async () => {
       for (const articlesPath of [
         '..',

@@ -57,6 +57,8 @@ export interface Change {
   content?: ContentColumns | undefined;
   publish: boolean;
   side?: SideColumns;
+  /** When it unpublishes: the slug it was served under before this write, if not its own. */
+  servedSlug?: string | undefined;
 }
 
 /**
@@ -92,7 +94,10 @@ export async function applyChange(
     Object.assign(patch, changed ? content : {}, { published: publish ? 1 : 0 });
     if (changed || (publish && !wasPublished)) patch.updated_at = now;
     if (publish && existing.published_at === null) patch.published_at = now;
-    Object.assign(patch, await stampChange(trx, existing, publish, patch.slug ?? existing.slug));
+    Object.assign(
+      patch,
+      await stampChange(trx, existing, publish, patch.slug ?? existing.slug, change.servedSlug),
+    );
     patch.served = servedJson({ ...existing, ...patch } as ArticleRow, site);
   } else if ('draft' in side) {
     Object.assign(patch, await stampPreview(trx, existing.project_id));
@@ -182,31 +187,46 @@ export async function publishIn(
   return applyChange(trx, site, row, { content, publish: true, side }, now);
 }
 
-/** Unpublishes `row` as `POST …/unpublish` does; both schedule times clear. */
+/**
+ * Unpublishes `row` as `POST …/unpublish` does; both schedule times clear. `servedSlug` is the
+ * slug it was served under before this write, when the write renamed it first.
+ */
 export async function unpublishIn(
   trx: Transaction<Database>,
   site: SiteSettings,
   row: ArticleRow,
   now: number,
+  servedSlug?: string,
 ): Promise<ArticleRow> {
-  return applyChange(trx, site, row, { publish: false, side: { publish_at: null, unpublish_at: null } }, now);
+  const side = { publish_at: null, unpublish_at: null };
+  return applyChange(trx, site, row, { publish: false, side, servedSlug }, now);
 }
 
-/** Applies the schedule times of `row` that are due at `now`: publish first, then unpublish. */
+/**
+ * Applies the schedule times of `row` that are due at `now`: publish first, then unpublish.
+ * `before` is the article as this write found it; for one the write created, `row` itself.
+ */
 export async function applyDue(
   trx: Transaction<Database>,
   site: SiteSettings,
   row: ArticleRow,
   now: number,
+  before: ArticleRow = row,
 ): Promise<ArticleRow> {
   let current = row;
   if (current.publish_at !== null && current.publish_at <= now) {
     current = await publishIn(trx, site, current, now);
   }
   if (current.unpublish_at !== null && current.unpublish_at <= now) {
-    current = await unpublishIn(trx, site, current, now);
+    // A slug this write gave it and took away again was never served: the changes feed's delete
+    // names the one a replica last read (contract: "the last one it was served under").
+    current = await unpublishIn(trx, site, current, now, lastServedSlug(before));
   }
   return current;
+}
+
+function lastServedSlug(row: ArticleRow): string | undefined {
+  return row.published === 1 ? row.slug : (row.served_slug ?? undefined);
 }
 
 /**

@@ -72,7 +72,7 @@ export async function upsertArticleIn(
           : { publish_at: null, unpublish_at: publish ? existing.unpublish_at : null };
       const side = scheduleColumns(base, input);
       const changed = await applyChange(trx, site, existing, { content, publish, side }, now);
-      const row = await applyDue(trx, site, changed, now);
+      const row = await applyDue(trx, site, changed, now, existing);
       // applyChange hands back `existing` itself when there was nothing to change.
       return { article: toAdminArticle(row), created: false, changed: row !== existing };
     }

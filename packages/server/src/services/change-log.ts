@@ -50,11 +50,12 @@ export async function stampChange(
   existing: ArticleRow,
   publish: boolean,
   slug: string,
+  servedSlug = existing.slug,
 ): Promise<Partial<Stamp>> {
   if (!publish && existing.published !== 1) return stampPreview(trx, existing.project_id);
   const seq = await takeChangeSeq(trx, existing.project_id);
   // Unpublished, it was last served under the slug it had before this write.
-  return { change_seq: seq, served_slug: publish ? slug : existing.slug, preview_seq: seq };
+  return { change_seq: seq, served_slug: publish ? slug : servedSlug, preview_seq: seq };
 }
 
 /** The feed column of a change only the preview perspective shows: a draft saved or dropped. */

@@ -84,7 +84,7 @@ export async function saveDraftIn(
       { ...follow, publish: existing.published === 1, side },
       now,
     );
-    const row = await applyDue(trx, site, changed, now);
+    const row = await applyDue(trx, site, changed, now, existing);
     // applyChange hands back `existing` itself when there was nothing to change.
     return { article: toAdminArticle(row), created: false, changed: row !== existing };
   });

@@ -29,7 +29,7 @@ export async function scheduleArticle(
     const existing = await findArticleOr404(trx, projectId, id);
     const side = scheduleColumns(existing, patch);
     const changed = await applyChange(trx, site, existing, { publish: existing.published === 1, side }, now);
-    return toAdminArticle(await applyDue(trx, site, changed, now));
+    return toAdminArticle(await applyDue(trx, site, changed, now, existing));
   });
 }
 

@@ -158,6 +158,33 @@ for (const dialect of DIALECTS) {
       ]);
     });
 
+    test('renamed and unpublished in one write: the delete names the slug that was served', async () => {
+      await put('a', { slug: 'served-a', published: true });
+      await put('b', { slug: 'served-b', published: true });
+      const cursor = await sync(feed, new Map());
+      const now = new Date(t.clock.now()).toISOString();
+      // A live PUT whose unpublishAt is due: the new slug is never served.
+      await put('a', { slug: 'never-served-a', unpublishAt: now });
+      // A draft that renames, both times due: published and unpublished in the same write.
+      const path = `/admin/v1/projects/${feed.projectId}/articles/b/draft`;
+      const draft = await t.admin('PUT', path, {
+        ...newArticle({ slug: 'never-served-b' }),
+        publishAt: now,
+        unpublishAt: now,
+      });
+      assert.equal(draft.statusCode, 200, draft.body);
+      assert.deepEqual((await readChanges(feed, { since: cursor })).changes, [
+        { type: 'delete', id: 'a', slug: 'served-a' },
+        { type: 'delete', id: 'b', slug: 'served-b' },
+      ]);
+      // Deleted afterwards, its tombstone keeps that slug.
+      await admin('DELETE', 'a');
+      assert.deepEqual((await readChanges(feed, { since: cursor })).changes, [
+        { type: 'delete', id: 'a', slug: 'served-a' },
+        { type: 'delete', id: 'b', slug: 'served-b' },
+      ]);
+    });
+
     test('unpublish then republish, delete then create again: one change each, the latest', async () => {
       await put('a', { slug: 'a', published: true });
       await put('b', { slug: 'b', published: true });

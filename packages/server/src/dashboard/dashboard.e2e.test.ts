@@ -459,6 +459,7 @@ describe('dashboard in Chromium', { skip }, () => {
 
     // Schedule the draft's publication at 09:30 Berlin time (summer: UTC+2).
     const schedule = editor.getByRole('region', { name: 'Schedule' });
+    await editor.waitForLoadState('domcontentloaded');
     assert.equal(
       await schedule.locator('[data-zone-note]').textContent(),
       'Times are in your time zone, Europe/Berlin.',
@@ -466,6 +467,9 @@ describe('dashboard in Chromium', { skip }, () => {
     await schedule.getByLabel('Publish the draft at').fill('2099-06-15T09:30');
     await schedule.getByRole('button', { name: 'Save schedule' }).click();
     await editor.getByText('Schedule saved: publishes 2099-06-15 07:30 UTC.').waitFor();
+    // The viewer's zone is written in by the deferred script, which runs before DOMContentLoaded
+    // but may run after the message above is on the page: a loaded machine read the line first.
+    await editor.waitForLoadState('domcontentloaded');
     assert.equal(
       (await t.admin('GET', `/admin/v1/projects/${project.id}/articles/h1`)).json().data.publishAt,
       '2099-06-15T07:30:00.000Z',

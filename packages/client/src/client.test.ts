@@ -379,6 +379,32 @@ describe('createClient errors', () => {
     await assert.rejects(folio.getArticle('a'), { name: 'FolioError', status: 401, code: 'unauthorized' });
   });
 
+  it('says a 401 came after a redirect to another origin, which fetch sends no key to', async () => {
+    // A proxy that sends http:// to https://: fetch follows it and drops Authorization, so
+    // Folio answers 401 to a key that is right.
+    const redirected = (status: number, url: string) => {
+      const response = json(errorBody('unauthorized', 'A valid bearer token is required.'), status);
+      Object.defineProperties(response, { redirected: { value: true }, url: { value: url } });
+      return response;
+    };
+    const { folio } = client(
+      [
+        redirected(401, 'https://folio.example.com/api/v1/projects/proj%201/content/sitemap'),
+        redirected(401, 'http://folio.example.com/api/v1/projects/proj%201/content/sitemap?x=1'),
+      ],
+      { baseUrl: 'http://folio.example.com' },
+    );
+    await assert.rejects(folio.getSitemap(), {
+      status: 401,
+      code: 'unauthorized',
+      message:
+        'A valid bearer token is required. (The request was redirected to https://folio.example.com, ' +
+        'another origin, and fetch does not send the key there: set baseUrl to "https://folio.example.com".)',
+    });
+    // A redirect within the origin keeps the key: Folio's own words only.
+    await assert.rejects(folio.getSitemap(), { message: 'A valid bearer token is required.' });
+  });
+
   it('names the status and the address when the error body is not the contract shape', async () => {
     const { folio } = client([new Response('<h1>Bad gateway</h1>', { status: 502 })], { retries: 0 });
     await assert.rejects(folio.getSitemap(), {

@@ -51,6 +51,32 @@ export class FolioError extends Error {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a 401 may not be the key's fault: fetch followed a redirect to another origin (a proxy
+ * sending http:// to https://, or to another host) and, as the Fetch standard says, dropped
+ * `Authorization` on the way. Folio then answers 401 to a key that is right.
+ */
+function keyDropped({ url, redirectedTo }: { url?: string; redirectedTo?: string }): string {
+  if (url === undefined || redirectedTo === undefined) return '';
+  const from = originOf(url);
+  const to = originOf(redirectedTo);
+  if (from === undefined || to === undefined || from === to) return '';
+  const at = url.indexOf('/api/v1/');
+  const basePath = at === -1 ? '' : url.slice(from.length, at);
+  return (
+    ` (The request was redirected to ${to}, another origin, and fetch does not send the key there: ` +
+    `set baseUrl to ${JSON.stringify(to + basePath)}.)`
+  );
+}
+
 /**
  * The `FolioError` for an error answer: the contract's `{ success: false, error }` body when
  * present, else a generic `http_error` naming the status.
@@ -60,6 +86,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  */
 export function errorFromResponse(answer: {
   url?: string;
+  redirectedTo?: string;
   status: number;
   body: unknown;
   retryAfterMs?: number;
@@ -73,7 +100,7 @@ export function errorFromResponse(answer: {
       status,
       // A server newer than this client may answer a code the union does not name yet.
       code: error.code as FolioErrorCode,
-      message: error.message,
+      message: status === 401 ? `${error.message}${keyDropped(answer)}` : error.message,
       ...(details && { details }),
       ...retry,
     });

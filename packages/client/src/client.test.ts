@@ -338,6 +338,26 @@ describe('createClient sync', () => {
     );
   });
 
+  it('follows an empty page that claims more when its cursor moved, to the last page', async () => {
+    // Folio leaves out an upsert whose article was unpublished or deleted between reading the
+    // page's changes and rendering them (its delete comes on a later page): a page of only
+    // such upserts is empty, with hasMore. Stopping there would return part of the set.
+    const { folio, calls } = client([
+      changes([upsert('a')], 'c1', true),
+      changes([], 'c2', true),
+      changes([upsert('b'), { type: 'delete', id: 'c', slug: 'c' }], 'c3'),
+    ]);
+    assert.deepEqual(await folio.sync({ limit: 1 }), {
+      changes: [upsert('a'), upsert('b'), { type: 'delete', id: 'c', slug: 'c' }],
+      cursor: 'c3',
+      reset: false,
+    });
+    assert.deepEqual(
+      calls.map((call) => call.url),
+      [`${ROOT}/changes?limit=1`, `${ROOT}/changes?since=c1&limit=1`, `${ROOT}/changes?since=c2&limit=1`],
+    );
+  });
+
   it('refuses a cursor that does not move, rather than reading the same page forever', async () => {
     const { folio, calls } = client([changes([upsert('a')], 'c1', true), changes([upsert('a')], 'c1', true)]);
     await assert.rejects(

@@ -216,8 +216,10 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
       }
       changes.push(...page.changes);
       since = page.cursor;
-      // An empty page that claims more would loop forever; stop rather than trust it.
-      if (!page.hasMore || page.changes.length === 0) return { changes, cursor: page.cursor, reset };
+      // A page may be empty and still claim more: Folio leaves out an upsert whose article was
+      // unpublished or deleted while the page was read (its delete comes on a later page).
+      // Its cursor moved (checked above), so following it makes progress.
+      if (!page.hasMore) return { changes, cursor: page.cursor, reset };
     }
   }
 

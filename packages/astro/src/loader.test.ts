@@ -224,6 +224,22 @@ describe('folioLoader against a live Folio', () => {
     );
   });
 
+  test('a Folio restarting for 5 s (connections refused) is waited for, not a failed build', async () => {
+    await put('a', { slug: 'a' });
+    // The build's clock: each wait the client makes moves it on.
+    let now = 0;
+    const sleep = async (ms: number) => {
+      now += ms;
+    };
+    const restarting: typeof fetch = async (input, init) => {
+      if (now < 5_000) throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') });
+      return options.fetch!(input, init);
+    };
+    const { context, entries } = fakeContext();
+    await folioLoader({ ...options, fetch: restarting, client: { sleep } }).load(context);
+    assert.deepEqual([...entries.keys()], ['a']);
+  });
+
   test('an empty key, a preview key or a missing site fails with what to set', async () => {
     const { context } = fakeContext();
     await assert.rejects(folioLoader({ ...options, contentKey: '' }).load(context), /FOLIO_CONTENT_KEY/);

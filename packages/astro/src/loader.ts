@@ -35,15 +35,17 @@ export interface FolioLoaderOptions {
   /**
    * How the client waits and retries (`timeoutMs`, `retries`, `retryDelayMs`,
    * `maxRetryDelayMs`, as `createClient` takes them). A build would rather wait than fail, so
-   * the loader's defaults are longer than the client's: 4 retries, and a `Retry-After` of up to
-   * 60 s is waited out.
+   * the loader's defaults are longer than the client's: 4 retries from a first wait of 1 s
+   * (7.5–15 s in all, enough for a Folio restart), and a `Retry-After` of up to 60 s is waited out.
    */
   client?: Omit<CommonClientOptions, 'baseUrl' | 'projectId' | 'fetch'>;
 }
 
 // A rate limit's window is often a minute: a build that waits one out still finishes, where
-// the client's defaults (meant for a page being rendered) would fail it at once.
-const BUILD_RETRIES = { retries: 4, maxRetryDelayMs: 60_000 } as const;
+// the client's defaults (meant for a page being rendered) would fail it at once. The first wait
+// of a second makes the four retries span a Folio restart (start-up takes seconds), which the
+// client's quarter second does not.
+const BUILD_RETRIES = { retries: 4, retryDelayMs: 1_000, maxRetryDelayMs: 60_000 } as const;
 
 /** What one load did, for the build log. */
 interface LoadSummary {

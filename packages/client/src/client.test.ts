@@ -380,6 +380,19 @@ describe('createClient sync', () => {
 });
 
 describe('createClient errors', () => {
+  it('a FolioError has details and retryAfterMs only when its answer had them', () => {
+    const bare = new FolioError({ status: 404, code: 'not_found', message: 'No such article' });
+    // Own properties set to undefined would show in `Object.keys`, spreads and loggers' output.
+    assert.deepEqual(Object.keys(bare).sort(), ['code', 'name', 'status']);
+    const full = new FolioError({
+      status: 429,
+      code: 'rate_limited',
+      message: 'Slow down',
+      retryAfterMs: 1000,
+    });
+    assert.equal(full.retryAfterMs, 1000);
+  });
+
   it('throws a FolioError with status, code, message and details, without retrying a 4xx', async () => {
     const details = [{ path: '/page', message: 'must be >= 1' }];
     const { folio, calls } = client([json(errorBody('invalid_query', 'Bad page', details), 400)]);

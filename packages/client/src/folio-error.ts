@@ -31,12 +31,13 @@ export class FolioError extends Error {
   /** HTTP status, or 0 when no answer arrived. */
   readonly status: number;
   readonly code: FolioErrorCode;
-  readonly details?: FolioErrorDetail[];
+  // Declared, not defined: a field left out of the answer is no own property set to undefined.
+  declare readonly details?: FolioErrorDetail[];
   /**
    * How long the answer's `Retry-After` asked to wait, in milliseconds, on a 429 or 5xx that
    * carried one: try again after it. A wait longer than `maxRetryDelayMs` is not retried at all.
    */
-  readonly retryAfterMs?: number;
+  declare readonly retryAfterMs?: number;
 
   constructor(init: FolioErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });

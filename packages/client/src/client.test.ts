@@ -323,6 +323,24 @@ describe('createClient sync', () => {
     );
   });
 
+  it('without a cursor, a full sync whose mid-sync cursor expired starts over and is no reset', async () => {
+    // No replica was given, so there is none to clear: the whole set is what was asked for.
+    const { folio, calls } = client([
+      changes([upsert('a')], 'c1', true),
+      json(errorBody('cursor_expired', 'Too old'), 410),
+      changes([upsert('a'), upsert('b')], 'c2'),
+    ]);
+    assert.deepEqual(await folio.sync({ limit: 1 }), {
+      changes: [upsert('a'), upsert('b')],
+      cursor: 'c2',
+      reset: false,
+    });
+    assert.deepEqual(
+      calls.map((call) => call.url),
+      [`${ROOT}/changes?limit=1`, `${ROOT}/changes?since=c1&limit=1`, `${ROOT}/changes?limit=1`],
+    );
+  });
+
   it('reads everything for an empty cursor, and says to start afresh', async () => {
     // A cursor file that was truncated or never written: the replica beside it may hold
     // articles deleted since, which only a reset removes.

@@ -193,17 +193,20 @@ export function createClient(options: ClientOptions): FolioClient<KeyKind> {
     const lost = typeof cursor === 'string' && cursor.trim() === '';
     let since = lost ? undefined : cursor;
     let reset = lost;
+    let restarted = false;
     for (;;) {
       let page: ChangesPage | PreviewChangesPage;
       try {
         page = await changesPage(since, limit, signal);
       } catch (error) {
         // The history behind the cursor is gone: start over from the whole published set.
-        if (!(error instanceof FolioError && error.status === 410) || since === undefined || reset)
+        if (!(error instanceof FolioError && error.status === 410) || since === undefined || restarted)
           throw error;
         changes.length = 0;
         since = undefined;
-        reset = true;
+        restarted = true;
+        // Without a cursor there is no replica to clear (a full sync's own cursor expired).
+        reset ||= cursor !== undefined;
         continue;
       }
       // A cursor that does not move (a cache keyed without the query string) would repeat

@@ -216,7 +216,9 @@ function refusedTokenMessage(token: string | undefined): string {
     token?.trim().startsWith(prefix),
   );
   if (isKey) return 'That is a key that sites read articles with, not the admin token.';
-  return 'That is not the admin token. Lost it? On the server, npx folio admin-token reset prints a new one.';
+  // As the start-up banner says: a reset token opens the dashboard only once the server restarts,
+  // and never one that reads FOLIO_ADMIN_TOKEN (which the page must not tell a stranger).
+  return 'That is not the admin token. Lost it? If the server sets FOLIO_ADMIN_TOKEN, that is the token; otherwise npx folio admin-token reset, run on the server, prints a new one that works once the server restarts.';
 }
 
 /** The page a refused form was on, from the Referer (this dashboard sends it same-origin only). */

@@ -275,6 +275,20 @@ for (const dialect of DIALECTS) {
       assert.match(textOf(page, 'seo-canonical'), /^\/plain \(the path: with a website URL in Settings/);
     });
 
+    test("a deleted article's page leads back to its project's articles, not to the projects", async () => {
+      const project = await t.createProject();
+      await t.putArticle(project.id, 'gone', newArticle({ slug: 'gone' }));
+      await t.admin('DELETE', `/admin/v1/projects/${project.id}/articles/gone`);
+      const page = await browser.get(`/dashboard/projects/${project.id}/articles/gone`);
+      assert.equal(page.statusCode, 404);
+      assert.match(page.body, /<h1>Not found<\/h1>/);
+      // A stale link (a bookmark, a tab open while someone deleted it) ends where the list is.
+      assert.match(
+        page.body,
+        new RegExp(`<a href="/dashboard/projects/${project.id}/articles">Back to articles</a>`),
+      );
+    });
+
     test('the Connection card links the API reference the server serves', async () => {
       const project = await t.createProject();
       const page = (await browser.get(`/dashboard/projects/${project.id}`)).body;

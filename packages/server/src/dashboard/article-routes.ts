@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { AppError } from '../errors.ts';
 import {
   deleteArticle,
   getArticle,
@@ -15,6 +16,7 @@ import { type FormTarget, formBody, readPage, refuseForm, runAction, sendHtml, s
 import { articlePage, previewLinkPage } from './pages/article.ts';
 import { articlesPage } from './pages/articles.ts';
 import { projectPath } from './pages/layout.ts';
+import { messagePage } from './pages/sign-in.ts';
 import { describeSchedule, readScheduleForm, SCHEDULE_LABELS } from './schedule-form.ts';
 import { readServedView } from './served-view.ts';
 
@@ -51,7 +53,13 @@ export function articleRoutes({ deps, baseUrl }: ArticleRoutesOptions): FastifyP
     app.get<{ Params: ArticleParams }>('/projects/:projectId/articles/:articleId', async (request, reply) => {
       const { session, flash } = sessionOf(request);
       const project = await getProject(deps, request.params.projectId);
-      const article = await getArticle(deps, project.id, request.params.articleId);
+      const article = await findArticle(deps, project.id, request.params.articleId);
+      if (!article) {
+        // A stale link (a bookmark, a tab left open while it was deleted): on to the list.
+        const back = { href: `${projectPath(project.id)}/articles`, label: 'Back to articles' };
+        const why = `No article "${request.params.articleId}" is in ${project.name}; it may have been deleted.`;
+        return sendHtml(reply, messagePage('Not found', why, back), 404);
+      }
       const view = await readServedView(deps, project.id, article);
       return sendHtml(reply, articlePage({ csrfToken: session.csrfToken, flash }, project, article, view));
     });
@@ -138,6 +146,16 @@ function installEditorialActions(app: Parameters<FastifyPluginAsync>[0], deps: S
       }
     },
   );
+}
+
+/** The article, or undefined when the project has none with that id. */
+async function findArticle(deps: ServiceDeps, projectId: string, articleId: string) {
+  try {
+    return await getArticle(deps, projectId, articleId);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found') return undefined;
+    throw error;
+  }
 }
 
 /** Where to go after an action: a page of this project's articles, never another address. */

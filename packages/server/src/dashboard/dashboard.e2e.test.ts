@@ -335,6 +335,34 @@ describe('dashboard in Chromium', { skip }, () => {
     }
   });
 
+  test('a delivery log whose session ended says it stopped refreshing, and how to go on', async () => {
+    const project = await t.createProject({ name: 'Watched' });
+    const tab = await signedInTab();
+    const delivery = `/dashboard/projects/${project.id}`;
+    await tab.goto(`${origin}${delivery}`);
+    await tab.locator('#delivery-log').waitFor();
+    // Signed out in another tab of the same browser: the next refresh is refused.
+    const other = await tab.context().newPage();
+    await other.goto(`${origin}/dashboard`);
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await other.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await other.close();
+    // A log that only stops would look live while it shows old deliveries.
+    const stopped = tab.getByRole('alert').filter({ hasText: 'no longer refreshes' });
+    await stopped.waitFor({ timeout: 10_000 });
+    const link = stopped.getByRole('link', { name: 'Sign in' });
+    assert.equal(
+      await link.getAttribute('href'),
+      `/dashboard/sign-in?${new URLSearchParams({ next: delivery })}`,
+    );
+    await link.click();
+    await tab.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await tab.getByRole('button', { name: 'Sign in' }).click();
+    await tab.getByRole('heading', { name: /Delivery/, level: 1 }).waitFor();
+    assert.equal(new URL(tab.url()).pathname, delivery);
+    await tab.context().close();
+  });
+
   test('a half-typed schedule time is refused, not read as none, with the script and without', async () => {
     const project = await t.createProject({ name: 'Tides' });
     await t.putArticle(project.id, 'w1', newArticle({ slug: 'spring-tide', title: 'Spring tide' }));

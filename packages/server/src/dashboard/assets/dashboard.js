@@ -52,6 +52,7 @@ function refreshLive(container) {
       });
       if (response.status === 401) {
         stopped = true;
+        showRefreshStopped(container);
         return;
       }
       if (!response.ok) return;
@@ -69,6 +70,19 @@ function refreshLive(container) {
     }
   };
   window.setInterval(tick, REFRESH_MS);
+}
+
+// Signed out (elsewhere, or the session's time ran out): the log stays as it was, so it says that
+// it is no longer live, with a sign-in that comes back to this page.
+function showRefreshStopped(container) {
+  const note = document.createElement('p');
+  note.className = 'form-error';
+  note.setAttribute('role', 'alert');
+  const link = document.createElement('a');
+  link.href = `/dashboard/sign-in?${new URLSearchParams({ next: `${location.pathname}${location.search}` })}`;
+  link.textContent = 'Sign in';
+  note.append('Signed out: this log no longer refreshes. ', link, ' again to see new deliveries.');
+  container.before(note);
 }
 
 // A confirmation disclosure moves focus to its confirm button when it opens; Escape or its Cancel

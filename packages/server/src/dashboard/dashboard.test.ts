@@ -254,6 +254,24 @@ for (const dialect of DIALECTS) {
       assert.equal(proxied.statusCode, 303);
     });
 
+    test("a stale form's refusal links back to the form's page, since reloading re-sends the stale form", async () => {
+      const browser = await signIn(t);
+      const project = await t.createProject({ name: 'Stale' });
+      const page = `/dashboard/projects/${project.id}`;
+      const stale = await browser.post(
+        `${page}/keys`,
+        { name: 'k', csrf: 'x'.repeat(43) },
+        { referer: `http://localhost${page}?log=2` },
+      );
+      assert.equal(stale.statusCode, 403);
+      // The refused answer is that of a POST: reloading it posts the same stale token again.
+      assert.doesNotMatch(stale.body, /Reload the page/);
+      assert.match(stale.body, new RegExp(`<a href="${page}\\?log=2">Back to the form</a>`));
+      // Without a Referer, the projects.
+      const nowhere = await browser.post(`${page}/keys`, { name: 'k', csrf: 'x'.repeat(43) });
+      assert.match(nowhere.body, /<a href="\/dashboard">Back to projects<\/a>/);
+    });
+
     test('the cookie is Secure when the request came over https or the public address is https', () => {
       // inject cannot make an encrypted socket; request.protocol is what Fastify derives from one.
       const over = (protocol: string, origin = 'http://localhost:8080') =>

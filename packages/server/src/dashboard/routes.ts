@@ -141,8 +141,12 @@ function installGuard(
       return sendHtml(reply, messagePage('Signed out', why, signInLink), 401);
     }
     if (request.method === 'POST' && !csrfTokenMatches(found.session, formBody(request).csrf)) {
-      const why = 'The form was stale or not from this dashboard. Reload the page and try again.';
-      return sendHtml(reply, messagePage('Refused', why), 403);
+      // Reloading this answer would post the same stale token again: the way on is the form's page.
+      const why =
+        'The form was stale or not from this dashboard. Open its page again for a fresh form, and try again.';
+      const page = formPage(request);
+      const back = page ? { href: page, label: 'Back to the form' } : undefined;
+      return sendHtml(reply, messagePage('Refused', why, back), 403);
     }
     attachSession(request, found);
   });

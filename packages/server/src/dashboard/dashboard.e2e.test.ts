@@ -335,6 +335,24 @@ describe('dashboard in Chromium', { skip }, () => {
     }
   });
 
+  test('a website URL without its scheme is explained at Create project as in Settings', async () => {
+    const tab = await signedInTab();
+    const create = tab.getByRole('region', { name: 'Create a project' });
+    await create.getByLabel('Name', { exact: true }).fill('Schemeless');
+    await create.getByLabel('Website URL').fill('www.example.org');
+    await create.getByRole('button', { name: 'Create project' }).click();
+    // The server's reason, beside the field, with what was typed: not the browser's bare
+    // "Please enter a URL", which says nothing of the form it wants.
+    const refusal = tab.getByRole('alert').filter({ hasText: 'Website URL must be an absolute URL' });
+    await refusal.waitFor();
+    assert.match((await refusal.textContent())!, /such as https:\/\/www\.example\.com/);
+    assert.equal(await create.getByLabel('Website URL').inputValue(), 'www.example.org');
+    assert.equal(await create.getByLabel('Name', { exact: true }).inputValue(), 'Schemeless');
+    const projects = (await t.admin('GET', '/admin/v1/projects')).json().data as { name: string }[];
+    assert.ok(!projects.some((project) => project.name === 'Schemeless'), 'nothing was created');
+    await tab.context().close();
+  });
+
   test('a delivery log whose session ended says it stopped refreshing, and how to go on', async () => {
     const project = await t.createProject({ name: 'Watched' });
     const tab = await signedInTab();

@@ -46,6 +46,8 @@ export function projectsPage(
   </form>
 </li>`;
   });
+  // The create form is novalidate as Settings' Site and URLs is: the server's refusal, beside the
+  // field with what was typed, explains every bad website URL; the browser's check stops only some.
   return layout({
     title: pagination.page > 1 ? `Projects · Page ${pagination.page}` : 'Projects',
     context,
@@ -57,7 +59,7 @@ export function projectsPage(
 </section>
 <section class="card" aria-labelledby="create-title">
   <h2 id="create-title">Create a project</h2>
-  <form method="post" action="/dashboard/projects" class="stack">
+  <form method="post" action="/dashboard/projects" class="stack" novalidate>
     ${csrfField(csrfToken)}
     <label for="create-name">Name</label>
     <input id="create-name" name="name" required maxlength="200" value="${typed(flash, 'create', 'name', '')}"${fieldState(flash, 'create', 'name')}>

@@ -25,7 +25,8 @@ export function deliveryLog(
   now: number,
 ): SafeHtml {
   if (deliveries.length === 0) {
-    return html`<p>No deliveries yet. <strong>Send test event</strong> above sends one to the webhook URL.</p>`;
+    // Also served alone, without the webhook: worded for a project with or without a URL yet.
+    return html`<p>No deliveries yet. Once a webhook URL is saved above, <strong>Send test event</strong> sends one to it.</p>`;
   }
   const base = projectPath(project.id);
   // A retry comes back to this page of the log, not the first.

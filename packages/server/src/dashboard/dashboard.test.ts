@@ -444,6 +444,10 @@ for (const dialect of DIALECTS) {
         url: 'http://127.0.0.1:9/hook',
       });
       assert.match(saved.body, /Webhook URL saved/);
+      // Whether deliveries are signed is said once, under Signing secret, not again in the state.
+      const webhookCard = saved.body.slice(saved.body.indexOf('id="webhook-title"'));
+      assert.match(webhookCard, /<p class="muted">Each change is sent to this URL\.<\/p>/);
+      assert.equal(webhookCard.match(/unsigned/g)?.length, 1, 'one line says deliveries are unsigned');
       const revealed = await browser.submit(`/dashboard/projects/${project.id}/webhook/reveal`);
       const secret = /<code id="signing-secret">(whsec_[^<]+)</.exec(revealed.body)![1]!;
       const said = revealed.body.indexOf('Signing secret revealed');

@@ -154,7 +154,7 @@ function webhookCard(context: PageContext, data: DeliveryPageData): SafeHtml {
   const state = !webhook.url
     ? 'No URL set: nothing is sent.'
     : webhook.enabled
-      ? `Sending ${webhook.signed ? 'signed' : 'unsigned (reveal the secret to sign)'} deliveries.`
+      ? 'Each change is sent to this URL.'
       : `Disabled: ${webhook.disabledReason ?? 'unknown reason'}. Save the URL again to enable it.`;
   return html`<section class="card" id="webhook" aria-labelledby="webhook-title">
   <h2 id="webhook-title">Webhook</h2>

@@ -17,7 +17,11 @@ export function metricsRoutes(metrics: Metrics, credential: AdminCredential): Fa
           summary: 'Prometheus metrics (text format 0.0.4), with the admin token',
           security: [{ adminToken: [] }],
           response: {
-            200: Type.String({ description: 'Prometheus text exposition format' }),
+            // Not JSON: a generated client must read this answer as text.
+            200: {
+              description: 'Prometheus text exposition format',
+              content: { 'text/plain': { schema: Type.String() } },
+            },
             ...errorResponses,
           },
         },

@@ -40,6 +40,7 @@ import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { docsRoutes } from './routes/public/docs.ts';
 import { selfContained } from './routes/public/openapi-document.ts';
+import { withSharedHeaders } from './routes/public/openapi-headers.ts';
 import { openapiWebhooks, WEBHOOK_SIGNATURE_SCHEME } from './routes/public/openapi-webhooks.ts';
 import { publicRoutes } from './routes/public/public.ts';
 import type { AdminCredential } from './services/admin-auth.ts';
@@ -300,8 +301,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         },
       },
     },
-    transform: ({ schema, url }) => ({
-      schema: url.startsWith('/admin/') ? { ...schema, security: [{ adminToken: [] }] } : schema,
+    transform: ({ schema, url, route }) => ({
+      schema: withSharedHeaders(
+        url.startsWith('/admin/') ? { ...schema, security: [{ adminToken: [] }] } : schema,
+        url,
+        route.method,
+      ),
       url,
     }),
     transformObject: (documentObject) =>

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { LightMyRequestResponse } from 'fastify';
+import { createRateLimits } from '../../http/rate-limits.ts';
 import { addFormats } from '../../http/validation.ts';
 import { DIALECTS } from '../../test/databases.ts';
 import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../../test/test-app.ts';
@@ -9,8 +10,14 @@ import { ADMIN_TOKEN, createTestApp, newArticle, type TestApp } from '../../test
 /**
  * Holds the served OpenAPI document to what the server answers: every operation is called with
  * good and bad input, and each answer's status must be documented for that operation, its
- * content type documented for that status, and its body valid against the documented schema.
+ * content type documented for that status, its body valid against the documented schema, and
+ * each header field the contract promises (ETag, WWW-Authenticate, Retry-After, RateLimit-*)
+ * documented on that answer.
  */
+
+const PROMISED_HEADERS = ['etag', 'www-authenticate', 'retry-after', 'ratelimit-policy', 'ratelimit'];
+// Failed authentications per client address before 429; each call has an address of its own.
+const AUTH_FAILURES = 2;
 
 type MediaType = { schema?: unknown };
 type Response = { content?: Record<string, MediaType>; headers?: Record<string, unknown> };
@@ -44,9 +51,15 @@ for (const dialect of DIALECTS) {
     let ajv: Ajv2020;
     const problems: string[] = [];
     const seen = new Set<string>();
+    let addresses = 0;
 
     before(async () => {
-      t = await createTestApp(dialect);
+      // With FOLIO_RATE_LIMIT set, as the RateLimit fields are then on every counted answer.
+      const rateLimits = await createRateLimits({
+        perCredential: { points: 10_000, seconds: 60 },
+        authFailures: { points: AUTH_FAILURES, seconds: 60 },
+      });
+      t = await createTestApp(dialect, { rateLimits, trustProxy: true });
       document = (await t.app.inject({ method: 'GET', url: '/public/v1/openapi.json' })).json();
       ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
       addFormats(ajv);
@@ -59,6 +72,7 @@ for (const dialect of DIALECTS) {
         method: call.method,
         url: call.url,
         headers: {
+          'x-forwarded-for': `198.51.100.${++addresses % 250}`,
           ...(call.token ? { authorization: `Bearer ${call.token}` } : {}),
           ...call.headers,
         },
@@ -78,6 +92,10 @@ for (const dialect of DIALECTS) {
         return response;
       }
       const [status, answer] = match;
+      const described = Object.keys(answer.headers ?? {}).map((name) => name.toLowerCase());
+      for (const name of PROMISED_HEADERS.filter((field) => response.headers[field] !== undefined)) {
+        if (!described.includes(name)) problems.push(`${label}: header ${name} not documented on ${status}`);
+      }
       const type = String(response.headers['content-type'] ?? '').split(';')[0]!;
       if (response.body === '') {
         if (answer.content && Object.keys(answer.content).length > 0 && response.statusCode !== 304) {
@@ -248,7 +266,14 @@ for (const dialect of DIALECTS) {
       const c = '/api/v1/projects/{projectId}/content';
       const cc = `/api/v1/projects/${id}/content`;
       for (const token of [content.key, preview.key]) {
-        await check({ method: 'GET', route: c, url: cc, token });
+        const list = await check({ method: 'GET', route: c, url: cc, token });
+        await check({
+          method: 'GET',
+          route: c,
+          url: cc,
+          token,
+          headers: { 'if-none-match': String(list.headers.etag) },
+        });
         await check({ method: 'GET', route: c, url: `${cc}?page=2&limit=1`, token });
         await check({ method: 'GET', route: c, url: `${cc}?limit=abc`, token });
         await check({ method: 'GET', route: `${c}/by-slug/{slug}`, url: `${cc}/by-slug/first`, token });
@@ -351,10 +376,22 @@ for (const dialect of DIALECTS) {
         '/public/v1/schema/blocks.json',
         '/public/v1/openapi.json',
       ]) {
-        await check({ method: 'GET', route, url: route });
+        const answer = await check({ method: 'GET', route, url: route });
+        await check({
+          method: 'GET',
+          route,
+          url: route,
+          headers: { 'if-none-match': String(answer.headers.etag) },
+        });
       }
       await check({ method: 'GET', route: '/metrics', url: '/metrics', token: admin });
       await check({ method: 'GET', route: '/metrics', url: '/metrics' });
+      const locked = { 'x-forwarded-for': '203.0.113.9' };
+      for (let attempt = 0; attempt <= AUTH_FAILURES; attempt++) {
+        await check({ method: 'GET', route: c, url: cc, token: 'folio_ck_guess', headers: locked });
+      }
+      const refused = await check({ method: 'GET', route: c, url: cc, token: content.key, headers: locked });
+      assert.equal(refused.statusCode, 429);
 
       assert.deepEqual(problems, []);
     });

@@ -83,7 +83,9 @@ export function deliveryRoutes(
             response: {
               200: route.preview.response
                 ? Type.Union([route.response, route.preview.response], {
-                    description: 'For a content key; for a preview key or token, the preview perspective',
+                    description: route.credentials.includes('preview-token')
+                      ? 'For a content key; for a preview key or token, the preview perspective'
+                      : 'For a content key; for a preview key, the preview perspective',
                   })
                 : route.response,
               ...errorResponses,

@@ -91,6 +91,15 @@ describe('the OpenAPI document, as tools nobody here wrote read it', () => {
     }
   });
 
+  test("a delivery answer's description names only the credentials its operation accepts", () => {
+    for (const { label, operation } of operations().filter((entry) => entry.label.includes(' /api/'))) {
+      const takesToken = JSON.stringify(operation.security).includes('previewToken');
+      const description =
+        (operation.responses?.['200'] as { description?: string } | undefined)?.description ?? '';
+      assert.equal(/token/i.test(description), takesToken, `${label}: ${description}`);
+    }
+  });
+
   test('documents each webhook event: its body, signed headers and signature scheme', () => {
     const webhooks = (document as unknown as { webhooks: Record<string, { post: WebhookOperation }> })
       .webhooks;

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { LightMyRequestResponse } from 'fastify';
 import { createRateLimits } from '../../http/rate-limits.ts';
 import { addFormats } from '../../http/validation.ts';
 import { DIALECTS } from '../../test/databases.ts';
@@ -32,6 +31,16 @@ interface Call {
   token?: string | undefined;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Over a real socket, where cached delivery answers come from the fast path, not the router. */
+  socket?: boolean;
+}
+
+interface Answer {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+  // biome-ignore lint/suspicious/noExplicitAny: like inject()'s json(), tests check it field by field
+  json(): any;
 }
 
 const pointer = (...parts: string[]) =>
@@ -67,17 +76,33 @@ for (const dialect of DIALECTS) {
     });
     after(() => t.close());
 
-    async function check(call: Call): Promise<LightMyRequestResponse> {
-      const response = await t.app.inject({
-        method: call.method,
-        url: call.url,
-        headers: {
-          'x-forwarded-for': `198.51.100.${++addresses % 250}`,
-          ...(call.token ? { authorization: `Bearer ${call.token}` } : {}),
-          ...call.headers,
-        },
-        ...(call.body === undefined ? {} : { payload: call.body as object }),
-      });
+    async function send(call: Call): Promise<Answer> {
+      const headers = {
+        'x-forwarded-for': `198.51.100.${++addresses % 250}`,
+        ...(call.token ? { authorization: `Bearer ${call.token}` } : {}),
+        ...call.headers,
+      };
+      if (!call.socket) {
+        const { body } = call;
+        return t.app.inject({
+          method: call.method,
+          url: call.url,
+          headers,
+          ...(body === undefined ? {} : { payload: body as object }),
+        });
+      }
+      const response = await t.fetch(call.url, { method: call.method, headers });
+      const body = await response.text();
+      return {
+        statusCode: response.status,
+        headers: Object.fromEntries(response.headers),
+        body,
+        json: () => JSON.parse(body),
+      };
+    }
+
+    async function check(call: Call): Promise<Answer> {
+      const response = await send(call);
       const method = call.method.toLowerCase();
       const label = `${call.method} ${call.url} → ${response.statusCode}`;
       const operation = document.paths[call.route]?.[method];
@@ -266,6 +291,21 @@ for (const dialect of DIALECTS) {
       const c = '/api/v1/projects/{projectId}/content';
       const cc = `/api/v1/projects/${id}/content`;
       for (const token of [content.key, preview.key]) {
+        // Twice over a socket: the second answer is the fast path's, from the response cache.
+        for (const socket of [true, true]) {
+          const answer = await check({ method: 'GET', route: c, url: cc, token, socket });
+          const headers = { 'if-none-match': String(answer.headers.etag) };
+          await check({ method: 'GET', route: c, url: cc, token, socket, headers });
+          await check({
+            method: 'GET',
+            route: `${c}/by-slug/{slug}`,
+            url: `${cc}/by-slug/first`,
+            token,
+            socket,
+          });
+          await check({ method: 'GET', route: `${c}/sitemap`, url: `${cc}/sitemap`, token, socket });
+          await check({ method: 'GET', route: `${c}/changes`, url: `${cc}/changes`, token, socket });
+        }
         const list = await check({ method: 'GET', route: c, url: cc, token });
         await check({
           method: 'GET',

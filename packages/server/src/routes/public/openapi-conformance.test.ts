@@ -20,7 +20,8 @@ const AUTH_FAILURES = 2;
 
 type MediaType = { schema?: unknown };
 type Response = { content?: Record<string, MediaType>; headers?: Record<string, unknown> };
-type Operation = { operationId: string; responses: Record<string, Response> };
+type Parameter = { name: string; in: string };
+type Operation = { operationId: string; parameters?: Parameter[]; responses: Record<string, Response> };
 type Document = { paths: Record<string, Record<string, Operation>> };
 
 interface Call {
@@ -111,6 +112,12 @@ for (const dialect of DIALECTS) {
         return response;
       }
       seen.add(`${method} ${call.route}`);
+      for (const name of Object.keys(call.headers ?? {}).filter((field) => field.startsWith('if-'))) {
+        const parameters = operation.parameters ?? [];
+        if (!parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === name)) {
+          problems.push(`${label}: request header ${name} not documented`);
+        }
+      }
       const match = documented(operation, response.statusCode);
       if (!match) {
         problems.push(`${label}: status not documented for ${operation.operationId}`);

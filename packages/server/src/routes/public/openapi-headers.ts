@@ -14,6 +14,16 @@ const ETAG: Header = {
   type: 'string',
   description: 'Strong entity tag of the body; send it in If-None-Match to get 304 while it is unchanged',
 };
+// A request header: documented only, as Fastify validates none (see `http/etag.ts` for matching).
+const IF_NONE_MATCH = {
+  type: 'object',
+  properties: {
+    'if-none-match': {
+      type: 'string',
+      description: 'An ETag this GET answered before: 304 while it is current',
+    },
+  },
+};
 const WWW_AUTHENTICATE: Header = { type: 'string', description: 'On 401: `Bearer`' };
 const RETRY_AFTER: Header = {
   type: 'string',
@@ -52,14 +62,13 @@ export function withSharedHeaders(
   for (const status of Object.keys(responses).filter((key) => /^2/.test(key))) {
     add(status, status === '200' && isGet ? { ETag: ETAG } : {});
   }
-  if (isGet && responses['200']) {
-    responses['304'] = {
-      type: 'null',
-      description: 'Not Modified: If-None-Match named the current ETag; no body',
-      headers: { ...budget, ETag: ETAG },
-    };
-  }
   add('4xx', authenticated ? { 'WWW-Authenticate': WWW_AUTHENTICATE, 'Retry-After': RETRY_AFTER } : {});
   add('5xx', { 'Retry-After': RETRY_AFTER });
-  return { ...schema, response: responses };
+  if (!isGet || !responses['200']) return { ...schema, response: responses };
+  responses['304'] = {
+    type: 'null',
+    description: 'Not Modified: If-None-Match named the current ETag; no body',
+    headers: { ...budget, ETag: ETAG },
+  };
+  return { ...schema, headers: IF_NONE_MATCH, response: responses };
 }

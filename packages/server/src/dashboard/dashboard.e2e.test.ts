@@ -181,6 +181,13 @@ describe('dashboard in Chromium', { skip }, () => {
     await page.locator('#delivery-log .status.succeeded').waitFor({ timeout: 10_000 });
     const row = page.locator('#delivery-log tbody tr').first();
     assert.match((await row.textContent())!, /webhook\.test\s*succeeded\s*1\s*204/);
+    // The Last hour card beside it follows, no reload: its Pending became Succeeded.
+    await page.waitForFunction(() => {
+      const figures = [...document.querySelectorAll('#traffic dl[aria-labelledby] div')].map(
+        (part) => `${part.querySelector('dt')?.textContent} ${part.querySelector('dd')?.textContent}`,
+      );
+      return figures.join(', ') === 'Succeeded 1, Pending 0, Failed 0';
+    });
     await shot('03-delivery-webhook-succeeded');
 
     // Retry sends the same delivery again; its attempts keep counting.

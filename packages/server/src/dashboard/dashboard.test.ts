@@ -800,6 +800,43 @@ for (const dialect of DIALECTS) {
       ]);
     });
 
+    test('the Last hour card refreshes as the log beside it does, from a fragment of its own', async () => {
+      const t = await createTestApp(dialect);
+      const receiver = await startReceiver();
+      after(async () => {
+        await receiver.close();
+        await t.close();
+      });
+      const browser = await signIn(t);
+      const project = await t.createProject();
+      await t.admin('PUT', `/admin/v1/projects/${project.id}/webhook`, { url: receiver.url });
+      await browser.submit(`/dashboard/projects/${project.id}/webhook/test`);
+      const { card } = lastHourOf((await browser.get(`/dashboard/projects/${project.id}`)).body);
+      // Left as the page was made, it said Pending 1 while the refreshed log said succeeded.
+      const live = /data-refresh="([^"]+)"/.exec(card)?.[1];
+      assert.equal(live, `/dashboard/projects/${project.id}/traffic`);
+      receiver.replies.push({ status: 204 });
+      await t.dispatcher.runOnce();
+      const fragment = await browser.get(live!);
+      assert.equal(fragment.statusCode, 200);
+      assert.doesNotMatch(fragment.body, /<html|<section/);
+      const figures = [...fragment.body.matchAll(/<dt>([^<]+)<\/dt><dd>([\d,]+)/g)].map((m) => [
+        m[1],
+        Number(m[2]),
+      ]);
+      assert.deepEqual(figures.slice(-3), [
+        ['Succeeded', 1],
+        ['Pending', 0],
+        ['Failed', 0],
+      ]);
+      // Signed out, the fragment is refused as the log's is, and the log alone says so.
+      assert.equal((await t.app.inject({ method: 'GET', url: live! })).statusCode, 401);
+      // Only the project's own fragments: an article of that id is a page, which redirects.
+      const article = `/dashboard/projects/${project.id}/articles/traffic`;
+      assert.equal((await t.app.inject({ method: 'GET', url: article })).statusCode, 303);
+      assert.match(card, /data-refresh-quiet/);
+    });
+
     test('the last hour leaves out deliveries created more than an hour ago', async () => {
       const t = await createTestApp(dialect);
       after(() => t.close());

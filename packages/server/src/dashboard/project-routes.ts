@@ -21,6 +21,7 @@ import { deliveryLog, logLink } from './pages/delivery-log.ts';
 import { projectPath } from './pages/layout.ts';
 import { projectsLink, projectsPage } from './pages/projects.ts';
 import { PREVIEW_URL_LABELS, SITE_LABELS, settingsPage } from './pages/settings.ts';
+import { trafficFigures } from './pages/traffic.ts';
 
 type ProjectParams = { projectId: string };
 // Each form's labels, which its refusals use in place of the API's field names.
@@ -134,6 +135,13 @@ export function projectRoutes({ deps, baseUrl, lastHour }: ProjectRoutesOptions)
         return sendHtml(reply, String(deliveryLog(context, project, log, deps.now())));
       },
     );
+
+    app.get<{ Params: ProjectParams }>('/projects/:projectId/traffic', async (request, reply) => {
+      const { projectId } = request.params;
+      await getProject(deps, projectId);
+      const deliveries = await countRecentDeliveries(deps, projectId, deps.now() - HOUR_MS);
+      return sendHtml(reply, String(trafficFigures({ lastHour: lastHour(), deliveries })));
+    });
 
     installProjectActions(app, deps);
   };

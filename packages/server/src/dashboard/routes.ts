@@ -34,6 +34,8 @@ export interface DashboardOptions {
 
 const FORM_BODY_LIMIT = 64 * 1024;
 const FORM_HOLDS_NUL = 'A field of the form holds a NUL character (U+0000), which cannot be stored.';
+// The parts of a page that its script refreshes: answered 401, not redirected, once signed out.
+const LIVE_FRAGMENT = /^\/dashboard\/projects\/[^/]+\/(deliveries|traffic)$/;
 const PUBLIC_PATHS = new Set([
   '/dashboard/sign-in',
   '/dashboard/assets/dashboard.css',
@@ -124,9 +126,10 @@ function installGuard(
       return sendHtml(reply, messagePage('Refused', 'This form was posted from another site.'), 403);
     }
     if (PUBLIC_PATHS.has(path)) return;
-    // A page view consumes the flash; the delivery log's background refresh must not, nor a
-    // HEAD, which shows no page. A HEAD is otherwise answered as its GET (RFC 9110 9.3.2).
-    const page = (request.method === 'GET' || request.method === 'HEAD') && !path.endsWith('/deliveries');
+    // A page view consumes the flash; the background refreshes (the delivery log, the Last hour
+    // card) must not, nor a HEAD, which shows no page. A HEAD is otherwise answered as its GET
+    // (RFC 9110 9.3.2).
+    const page = (request.method === 'GET' || request.method === 'HEAD') && !LIVE_FRAGMENT.test(path);
     const found = await loadSession(deps, credential, request, page && request.method === 'GET');
     if (!found) {
       // Sign-in returns to the page asked for or, after a refused form, to the form's page.

@@ -38,8 +38,8 @@ function enableCopyButtons(root) {
   for (const button of root.querySelectorAll('button[data-copy]')) button.hidden = false;
 }
 
-// The delivery log reloads itself while the page is visible; it waits while focus is inside it
-// so a keyboard user's place is not lost.
+// The delivery log (and the Last hour card beside it) reloads itself while the page is visible;
+// it waits while focus is inside it so a keyboard user's place is not lost.
 function refreshLive(container) {
   let stopped = false;
   let shown = container.innerHTML;
@@ -52,7 +52,8 @@ function refreshLive(container) {
       });
       if (response.status === 401) {
         stopped = true;
-        showRefreshStopped(container);
+        // One notice for the page: a quiet part (the Last hour card) stops without its own.
+        if (!('refreshQuiet' in container.dataset)) showRefreshStopped(container);
         return;
       }
       if (!response.ok) return;

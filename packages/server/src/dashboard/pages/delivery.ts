@@ -41,7 +41,7 @@ export function deliveryPage(context: PageContext, data: DeliveryPageData): stri
 ${connectionCard(data)}
 ${keysCard(context, data)}
 ${webhookCard(context, data)}
-${trafficCard(data.traffic)}
+${trafficCard(data.traffic, `${projectPath(project.id)}/traffic`)}
 </div>`,
   });
 }

@@ -36,12 +36,23 @@ const WEBHOOK_SERIES: Series[] = [
  * project among them), so the card says whose figures they are; the per-project part comes
  * from the database.
  */
-export function trafficCard({ lastHour, deliveries }: TrafficData): SafeHtml {
-  const { total, minutes } = lastHour;
-  const cacheable = total.cacheHits + total.cacheMisses;
+export function trafficCard(data: TrafficData, refresh: string): SafeHtml {
+  // Refreshed with the delivery log beside it (the same script): left as the page was made, its
+  // counts said Pending while the log showed the delivery succeeded. Quiet: when a refresh is
+  // refused (signed out), the log alone says so.
   return html`<section class="card" id="traffic" aria-labelledby="traffic-title">
   <h2 id="traffic-title">Last hour</h2>
-  <p class="muted">This server process, all projects, ${utcTime(lastHour.since)} to ${utcTime(lastHour.until)} (the last hour, or since the process started): the counters of <code>GET /metrics</code>.</p>
+  <div data-refresh="${refresh}" data-refresh-quiet>
+  ${trafficFigures(data)}
+  </div>
+</section>`;
+}
+
+/** The Last hour card's figures and charts: also served alone, so the page can refresh them. */
+export function trafficFigures({ lastHour, deliveries }: TrafficData): SafeHtml {
+  const { total, minutes } = lastHour;
+  const cacheable = total.cacheHits + total.cacheMisses;
+  return html`<p class="muted">This server process, all projects, ${utcTime(lastHour.since)} to ${utcTime(lastHour.until)} (the last hour, or since the process started): the counters of <code>GET /metrics</code>.</p>
   <div class="traffic">
     <div class="traffic-part">
       <h3>Requests</h3>
@@ -68,8 +79,7 @@ export function trafficCard({ lastHour, deliveries }: TrafficData): SafeHtml {
     ${figure('Succeeded', deliveries.succeeded)}
     ${figure('Pending', deliveries.pending)}
     ${figure('Failed', deliveries.failed)}
-  </dl>
-</section>`;
+  </dl>`;
 }
 
 function figure(label: string, value: number, note?: string): SafeHtml {

@@ -6,6 +6,7 @@ import { AppError } from '../errors.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { getProject, listProjects } from '../services/projects.ts';
 import { createSecretBox } from '../webhooks/secret-box.ts';
+import { closestMatch } from './suggest.ts';
 
 /** Where a command reads its environment and writes its output; tests pass their own. */
 export interface CliIo {
@@ -61,21 +62,20 @@ export interface ParsedArgs {
 
 /** Parses a command's arguments strictly: unknown options and missing positionals are usage errors. */
 export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs {
+  const options: ParseArgsConfig['options'] = {
+    ...spec.options,
+    ...(spec.noJson ? {} : { json: { type: 'boolean' } }),
+    help: { type: 'boolean', short: 'h' },
+  };
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        ...spec.options,
-        ...(spec.noJson ? {} : { json: { type: 'boolean' } }),
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {
     // Node's message goes on to explain `--`; the first sentence names the problem.
-    throw new UsageError((error as Error).message.split(/\.\s|\n/)[0]!);
+    const problem = (error as Error).message.split(/\.\s|\n/)[0]!;
+    const unknown = /^Unknown option '--([^'=]+)'$/.exec(problem)?.[1];
+    const match = unknown === undefined ? undefined : closestMatch(unknown, Object.keys(options));
+    throw new UsageError(match ? `${problem}; did you mean --${match}?` : problem);
   }
   const required = spec.positionals ?? [];
   if (!parsed.values.help) {

@@ -20,6 +20,7 @@ import { importCommand } from './import.ts';
 import { keyCommands } from './keys.ts';
 import { projectCommands } from './projects.ts';
 import { serverCommands } from './server.ts';
+import { closestMatch } from './suggest.ts';
 import { webhookCommands } from './webhook.ts';
 
 /** Every command, in the order `folio --help` lists them. */
@@ -88,13 +89,25 @@ function printTopLevel(argv: string[], io: CliIo): number {
   }
   const what =
     group.length === 0
-      ? `unknown command "${first}"`
+      ? `unknown command "${first}"${didYouMean(
+          first,
+          COMMANDS.map((command) => command.name.split(' ')[0]!),
+        )}`
       : second?.startsWith('-')
         ? `"${first}" needs a command: ${group.map((command) => command.name.slice(first.length + 1)).join(', ')}`
-        : `unknown command "${first} ${second}"`;
+        : `unknown command "${first} ${second}"${didYouMean(
+            `${first} ${second}`,
+            group.map((command) => command.name),
+          )}`;
   if (argv.includes('--json')) writeJsonError(io, 'invalid_usage', what);
   io.stderr.write(`folio: ${what}; see \`folio --help\`\n`);
   return EXIT_USAGE;
+}
+
+/** ` (did you mean "projects"?)` when a command is close to the mistyped `word`, else nothing. */
+function didYouMean(word: string, names: string[]): string {
+  const match = closestMatch(word, names);
+  return match ? ` (did you mean "${match}"?)` : '';
 }
 
 /** A failure as JSON on stdout, for `--json`: the management API's error body. */

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { runFolio } from '../test/cli-runner.ts';
+
+// Mistyped command lines fail before any database is opened, so these runs need none.
+const folio = (...argv: string[]) => runFolio({ FOLIO_DATA_DIR: '/proc/folio-cli-usage' }, argv);
+
+describe('folio usage errors suggest what was meant', () => {
+  test('a mistyped command or subcommand names the close match', async () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ['projcts', 'list'],
+        /^folio: unknown command "projcts" \(did you mean "projects"\?\); see `folio --help`\n$/,
+      ],
+      [['projects', 'lst'], /unknown command "projects lst" \(did you mean "projects list"\?\)/],
+      [['webhok', 'test', 'prj_x'], /did you mean "webhook"\?/],
+      [['articles', 'previewlink', 'a1'], /did you mean "articles preview-link"\?/],
+      [['exprot'], /did you mean "export"\?/],
+    ];
+    for (const [argv, expected] of cases) {
+      const run = await folio(...argv);
+      assert.equal(run.code, 2, argv.join(' '));
+      assert.match(run.stderr, expected);
+      assert.equal(run.stdout, '');
+    }
+  });
+
+  test('a word far from every command suggests nothing', async () => {
+    const run = await folio('frobnicate');
+    assert.equal(run.code, 2);
+    assert.equal(run.stderr, 'folio: unknown command "frobnicate"; see `folio --help`\n');
+  });
+
+  test('a mistyped option names the close match among the command’s own', async () => {
+    const json = await folio('projects', 'list', '--jsn');
+    assert.equal(json.code, 2);
+    assert.match(json.stderr, /^folio projects list: Unknown option '--jsn'; did you mean --json\?\n/);
+    const publish = await folio('articles', 'schedule', 'a1', '--publish_at', 'now');
+    assert.equal(publish.code, 2);
+    assert.match(publish.stderr, /Unknown option '--publish_at'; did you mean --publish-at\?/);
+    const far = await folio('projects', 'create', '--name', 'x', '--colour', 'red');
+    assert.equal(far.code, 2);
+    assert.match(far.stderr, /Unknown option '--colour'\n/);
+  });
+
+  test('with --json the suggestion is in the JSON error too', async () => {
+    const run = await folio('projcts', 'list', '--json');
+    assert.equal(run.code, 2);
+    assert.equal(run.json().error.message, 'unknown command "projcts" (did you mean "projects"?)');
+  });
+});

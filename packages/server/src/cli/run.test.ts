@@ -49,3 +49,32 @@ describe('folio usage errors suggest what was meant', () => {
     assert.equal(run.json().error.message, 'unknown command "projcts" (did you mean "projects"?)');
   });
 });
+
+describe('folio help COMMAND', () => {
+  test('shows that command’s help, as COMMAND --help does', async () => {
+    const help = await folio('help', 'projects', 'create');
+    assert.equal(help.code, 0);
+    assert.equal(help.stdout, (await folio('projects', 'create', '--help')).stdout);
+    assert.match(help.stdout, /^Usage: folio projects create --name NAME/);
+    const top = await folio('help', '--json');
+    assert.equal(top.code, 0, 'help with only options is the command list');
+    assert.match(top.stdout, /\nCommands:\n/);
+    const single = await folio('help', 'export');
+    assert.equal(single.code, 0);
+    assert.match(single.stdout, /^Usage: folio export/);
+  });
+
+  test('of a group lists its commands only, and exits 0', async () => {
+    const group = await folio('help', 'webhook');
+    assert.equal(group.code, 0);
+    assert.match(group.stdout, /\n {2}webhook set\s/);
+    assert.doesNotMatch(group.stdout, /\n {2}projects create\s/);
+  });
+
+  test('of an unknown command is a usage error that names the close match', async () => {
+    const run = await folio('help', 'projets');
+    assert.equal(run.code, 2);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /unknown command "projets" \(did you mean "projects"\?\)/);
+  });
+});

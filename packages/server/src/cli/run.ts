@@ -43,6 +43,10 @@ export const COMMANDS: CommandSpec[] = [
  * `io.stdout` (results; JSON with --json) and `io.stderr` (one-line errors, progress).
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  // `folio help projects create` is `folio projects create --help`, as in git and gh.
+  if (argv[0] === 'help' && argv[1] !== undefined && !argv[1].startsWith('-')) {
+    return runCli([...argv.slice(1), '--help'], io);
+  }
   const json = argv.includes('--json');
   const { command, rest } = findCommand(argv);
   if (!command) return printTopLevel(argv, io);
@@ -127,8 +131,8 @@ Usage: folio <command> [options]
 Commands:
 ${commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
 
-Every command takes --help, and all but start and worker --json to print machine-readable JSON
-on stdout.
+Every command takes --help (or run \`folio help <command>\`), and all but start and worker --json
+to print machine-readable JSON on stdout.
 Exit codes: 0 ok, 1 the operation failed, 2 a usage or configuration error.
 `;
 }

@@ -1,6 +1,7 @@
 import type { AdminArticle, SchedulePatch } from '@folio/schema';
 import { AppError } from '../errors.ts';
 import { scheduleArticle } from '../services/schedules.ts';
+import { onArticle } from './article-id.ts';
 import { articleState } from './article-state.ts';
 import {
   type CommandSpec,
@@ -41,7 +42,9 @@ Options:
     const asked = schedulePatch(values, Date.now());
     const { deps, projectId } = await openProject(context, values);
     const article = await namingScheduleFlags(asked, () =>
-      scheduleArticle(deps, projectId, positionals[0]!, asked),
+      onArticle(deps, projectId, 'articles schedule', positionals[0]!, (id) =>
+        scheduleArticle(deps, projectId, id, asked),
+      ),
     );
     context.print(article, () => describeSchedule(asked, article));
     return EXIT_OK;

@@ -110,6 +110,30 @@ for (const dialect of DIALECTS) {
       assert.equal(missing.stderr, 'folio articles get: Article "nope" was not found.\n');
     });
 
+    test('a slug given for an id is exit 1, naming the id of the article that holds it', async () => {
+      for (const command of ['get', 'publish', 'unpublish', 'preview-link', 'delete']) {
+        const run = await folio('articles', command, 'second', '--json');
+        assert.equal(run.code, 1, command);
+        assert.equal(run.json().error.code, 'not_found');
+        assert.equal(
+          run.stderr,
+          `folio articles ${command}: Article "second" was not found. "second" is the slug of article two; give its id: folio articles ${command} two\n`,
+        );
+      }
+      const schedule = await folio('articles', 'schedule', 'second', '--publish-at', 'now');
+      assert.equal(schedule.code, 1);
+      assert.match(
+        schedule.stderr,
+        /"second" is the slug of article two; give its id: folio articles schedule two\n$/,
+      );
+      const article = await folio('articles', 'get', 'two', '--json');
+      assert.deepEqual(
+        [article.json().published, article.json().publishAt],
+        [false, null],
+        'nothing changed',
+      );
+    });
+
     test('publish, unpublish and delete change the state and record the events the API records', async () => {
       const published = await folio('articles', 'publish', 'two', '--json');
       assert.equal(published.code, 0, published.stderr);

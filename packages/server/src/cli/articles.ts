@@ -7,6 +7,7 @@ import {
   unpublishArticle,
 } from '../services/articles.ts';
 import { wholeText } from '../services/json-runs.ts';
+import { onArticle } from './article-id.ts';
 import { scheduleCommand } from './article-schedule.ts';
 import { articleState, draftLines, scheduleText } from './article-state.ts';
 import { type CommandSpec, EXIT_OK, openProject, PROJECT_OPTION, table, wholeNumber } from './context.ts';
@@ -77,7 +78,9 @@ ${PROJECT_OPTION.help}`,
   positionals: ['ID'],
   async run(context, { values, positionals }) {
     const { deps, projectId } = await openProject(context, values);
-    const article = await getArticle(deps, projectId, positionals[0]!);
+    const article = await onArticle(deps, projectId, 'articles get', positionals[0]!, (id) =>
+      getArticle(deps, projectId, id),
+    );
     context.print(article, () => describeArticle(article));
     return EXIT_OK;
   },
@@ -98,7 +101,9 @@ ${PROJECT_OPTION.help}`,
   positionals: ['ID'],
   async run(context, { values, positionals }) {
     const { deps, projectId } = await openProject(context, values);
-    const article = await publishArticle(deps, projectId, positionals[0]!);
+    const article = await onArticle(deps, projectId, 'articles publish', positionals[0]!, (id) =>
+      publishArticle(deps, projectId, id),
+    );
     context.print(article, () => `Published ${article.id} ("${article.title}", slug ${article.slug}).`);
     return EXIT_OK;
   },
@@ -118,7 +123,9 @@ ${PROJECT_OPTION.help}`,
   positionals: ['ID'],
   async run(context, { values, positionals }) {
     const { deps, projectId } = await openProject(context, values);
-    const article = await unpublishArticle(deps, projectId, positionals[0]!);
+    const article = await onArticle(deps, projectId, 'articles unpublish', positionals[0]!, (id) =>
+      unpublishArticle(deps, projectId, id),
+    );
     context.print(article, () => `Unpublished ${article.id} ("${article.title}"); it is no longer served.`);
     return EXIT_OK;
   },
@@ -138,7 +145,7 @@ ${PROJECT_OPTION.help}`,
   async run(context, { values, positionals }) {
     const { deps, projectId } = await openProject(context, values);
     const id = positionals[0]!;
-    await deleteArticle(deps, projectId, id);
+    await onArticle(deps, projectId, 'articles delete', id, () => deleteArticle(deps, projectId, id));
     context.print({ id, deleted: true }, () => `Deleted article ${id}.`);
     return EXIT_OK;
   },

@@ -1,5 +1,6 @@
 import { AppError } from '../errors.ts';
 import { createPreviewLink } from '../services/preview-links.ts';
+import { onArticle } from './article-id.ts';
 import { type CommandSpec, EXIT_OK, openProject, PROJECT_OPTION } from './context.ts';
 
 const EXAMPLE_PREVIEW_URL = "'https://www.example.com/api/preview?slug={slug}&token={token}'";
@@ -21,7 +22,9 @@ ${PROJECT_OPTION.help}`,
   positionals: ['ID'],
   async run(context, { values, positionals }) {
     const { deps, projectId } = await openProject(context, values);
-    const link = await createPreviewLink(deps, projectId, positionals[0]!).catch((error: unknown) => {
+    const link = await onArticle(deps, projectId, 'articles preview-link', positionals[0]!, (id) =>
+      createPreviewLink(deps, projectId, id),
+    ).catch((error: unknown) => {
       // The only conflict a preview link has: the project has no preview URL.
       if (!(error instanceof AppError) || error.code !== 'conflict') throw error;
       throw new AppError(

@@ -129,6 +129,15 @@ export async function deleteArticle(deps: ServiceDeps, projectId: string, id: st
   });
 }
 
+/** The id of the article holding `slug` in the project, if one does. */
+export async function findArticleIdBySlug(
+  deps: ServiceDeps,
+  projectId: string,
+  slug: string,
+): Promise<string | undefined> {
+  return (await articles.findArticleBySlug(deps.db, projectId, slug))?.id;
+}
+
 export async function getArticle(deps: ServiceDeps, projectId: string, id: string): Promise<AdminArticle> {
   return toAdminArticle(await requireArticleIn(deps.db, projectId, id));
 }

@@ -39,6 +39,29 @@ for (const dialect of DIALECTS) {
       }).runOnce();
     const deliveries = async () => (await folio('webhook', 'deliveries', projectId, '--json')).json().data;
 
+    test('without a URL, test and the empty log say the command that sets one', async () => {
+      const bare = (await folio('projects', 'create', '--name', 'Bare', '--json')).json().id;
+      const empty = await folio('webhook', 'deliveries', bare);
+      assert.equal(empty.code, 0);
+      assert.equal(
+        empty.stdout,
+        `No deliveries yet. Once a webhook URL is set (folio webhook set ${bare} URL), \`folio webhook test ${bare}\` sends one to it.\n`,
+      );
+      const test = await folio('webhook', 'test', bare, '--json');
+      assert.equal(test.code, 1);
+      assert.equal(test.json().error.code, 'conflict');
+      assert.equal(
+        test.stderr,
+        `folio webhook test: Project ${bare} has no webhook URL, so there is nothing to send to. Set one with: folio webhook set ${bare} https://www.example.com/webhooks/folio\n`,
+      );
+
+      const { deliveryId } = (await folio('webhook', 'test', projectId, '--json')).json();
+      assert.equal((await folio('webhook', 'set', projectId, '--remove')).code, 0);
+      const retry = await folio('webhook', 'retry', projectId, deliveryId);
+      assert.equal(retry.code, 1);
+      assert.match(retry.stderr, new RegExp(`Set one with: folio webhook set ${projectId} https://`));
+    });
+
     test('rotate before any reveal does not promise an old secret that never signed', async () => {
       const first = await folio('webhook', 'rotate', projectId);
       assert.equal(first.code, 0, first.stderr);

@@ -1,4 +1,6 @@
 import { WebhookInputSchema } from '@folio/schema';
+import { AppError } from '../errors.ts';
+import type { ServiceDeps } from '../services/deps.ts';
 import {
   getWebhook,
   listDeliveries,
@@ -90,7 +92,9 @@ const testCommand: CommandSpec = {
 sends it within a second; follow it with \`folio webhook deliveries PROJECT\`.`,
   positionals: ['PROJECT'],
   async run(context, { positionals }) {
-    const queued = await sendTestEvent(await context.deps(), positionals[0]!);
+    const projectId = positionals[0]!;
+    const deps = await context.deps();
+    const queued = await sendTestEvent(deps, projectId).catch(namingHowToSetUrl(deps, projectId));
     context.print(
       queued,
       () =>
@@ -115,9 +119,12 @@ Options:
   async run(context, { values, positionals }) {
     const page = wholeNumber('--page', values.page, 1);
     const limit = wholeNumber('--limit', values.limit, 20);
-    const result = await listDeliveries(await context.deps(), positionals[0]!, { page, limit });
+    const projectId = positionals[0]!;
+    const result = await listDeliveries(await context.deps(), projectId, { page, limit });
     context.print(result, () => {
-      if (result.pagination.total === 0) return 'No deliveries yet.';
+      if (result.pagination.total === 0) {
+        return `No deliveries yet. Once a webhook URL is set (folio webhook set ${projectId} URL), \`folio webhook test ${projectId}\` sends one to it.`;
+      }
       const rows = result.data.map((d) => [
         d.id,
         d.event,
@@ -144,7 +151,8 @@ within a second; the ids are in \`folio webhook deliveries PROJECT\`.`,
   positionals: ['PROJECT', 'DELIVERY_ID'],
   async run(context, { positionals }) {
     const [projectId, deliveryId] = positionals as [string, string];
-    await retryDelivery(await context.deps(), projectId, deliveryId);
+    const deps = await context.deps();
+    await retryDelivery(deps, projectId, deliveryId).catch(namingHowToSetUrl(deps, projectId));
     context.print(
       { id: deliveryId, status: 'pending' },
       () => `Queued delivery ${deliveryId} to be sent again; a running server or \`folio worker\` sends it.`,
@@ -152,6 +160,20 @@ within a second; the ids are in \`folio webhook deliveries PROJECT\`.`,
     return EXIT_OK;
   },
 };
+
+/** A catch for the service's "no webhook URL" conflict that says the command setting one. */
+function namingHowToSetUrl(deps: ServiceDeps, projectId: string) {
+  return async (error: unknown): Promise<never> => {
+    // The other conflict, a disabled webhook, names its own way out.
+    if (!(error instanceof AppError) || error.code !== 'conflict') throw error;
+    if ((await getWebhook(deps, projectId)).url !== null) throw error;
+    throw new AppError(
+      'conflict',
+      `Project ${projectId} has no webhook URL, so there is nothing to send to. Set one with: folio webhook set ${projectId} https://www.example.com/webhooks/folio`,
+      error.details,
+    );
+  };
+}
 
 export const webhookCommands = [
   setCommand,

@@ -39,6 +39,45 @@ for (const dialect of DIALECTS) {
       }).runOnce();
     const deliveries = async () => (await folio('webhook', 'deliveries', projectId, '--json')).json().data;
 
+    test('show prints the webhook as the API answers it, and says what to do next', async () => {
+      const shown = await folio('webhook', 'show', projectId, '--json');
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.deepEqual(shown.json(), {
+        url: receiver.url,
+        signed: false,
+        enabled: true,
+        disabledReason: null,
+        secretRotatedAt: null,
+      });
+      const unsigned = await folio('webhook', 'show', projectId);
+      assert.equal(
+        unsigned.stdout,
+        `Webhook URL: ${receiver.url}\n  enabled\n  not signed yet: run \`folio webhook reveal ${projectId}\` to sign deliveries\n`,
+      );
+      await folio('webhook', 'reveal', projectId);
+      assert.match((await folio('webhook', 'show', projectId)).stdout, /\n {2}signed\n$/);
+      receiver.replies = [{ status: 410 }];
+      await folio('webhook', 'test', projectId);
+      await dispatch();
+      await receiver.waitFor(1);
+      const gone = await folio('webhook', 'show', projectId);
+      assert.match(
+        gone.stdout,
+        new RegExp(
+          `\n {2}disabled \\(.+\\): set the URL again to enable it, with \`folio webhook set ${projectId} URL\`\n`,
+        ),
+      );
+      assert.equal((await folio('webhook', 'show', projectId, '--json')).json().enabled, false);
+      await folio('webhook', 'set', projectId, '--remove');
+      assert.equal(
+        (await folio('webhook', 'show', projectId)).stdout,
+        `No webhook URL. Set one with: folio webhook set ${projectId} URL\n`,
+      );
+      const unknown = await folio('webhook', 'show', 'prj_nope');
+      assert.equal(unknown.code, 1);
+      assert.equal(unknown.stderr, 'folio webhook show: Project "prj_nope" was not found.\n');
+    });
+
     test('without a URL, test and the empty log say the command that sets one', async () => {
       const bare = (await folio('projects', 'create', '--name', 'Bare', '--json')).json().id;
       const empty = await folio('webhook', 'deliveries', bare);

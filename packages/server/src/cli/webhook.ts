@@ -45,6 +45,33 @@ Options:
   },
 };
 
+const showCommand: CommandSpec = {
+  name: 'webhook show',
+  summary: "Show a project's webhook URL and whether it is signed and enabled",
+  usage: 'folio webhook show PROJECT [--json]',
+  help: `Shows PROJECT's webhook URL, whether deliveries are signed, and whether it is enabled (a
+receiver that answers 410 Gone disables it until the URL is set again). With --json: the
+webhook object as the management API answers it.`,
+  positionals: ['PROJECT'],
+  async run(context, { positionals }) {
+    const projectId = positionals[0]!;
+    const webhook = await getWebhook(await context.deps(), projectId);
+    context.print(webhook, () => {
+      if (webhook.url === null) return `No webhook URL. Set one with: folio webhook set ${projectId} URL`;
+      return [
+        `Webhook URL: ${webhook.url}`,
+        webhook.enabled
+          ? '  enabled'
+          : `  disabled (${webhook.disabledReason}): set the URL again to enable it, with \`folio webhook set ${projectId} URL\``,
+        webhook.signed
+          ? `  signed${webhook.secretRotatedAt ? ` (secret rotated ${webhook.secretRotatedAt})` : ''}`
+          : `  not signed yet: run \`folio webhook reveal ${projectId}\` to sign deliveries`,
+      ].join('\n');
+    });
+    return EXIT_OK;
+  },
+};
+
 const revealCommand: CommandSpec = {
   name: 'webhook reveal',
   summary: 'Show the webhook signing secret',
@@ -177,6 +204,7 @@ function namingHowToSetUrl(deps: ServiceDeps, projectId: string) {
 
 export const webhookCommands = [
   setCommand,
+  showCommand,
   revealCommand,
   rotateCommand,
   testCommand,

@@ -200,6 +200,20 @@ for (const dialect of DIALECTS) {
       assert.equal(again.stderr, `folio keys revoke: Key "${key.id}" was not found.\n`);
     });
 
+    test('keys revoke given the key itself, not its id, says which to give and does not echo it', async () => {
+      const projectId = await createProject();
+      const key = (await folio('keys', 'create', projectId, '--json')).json();
+      const run = await folio('keys', 'revoke', projectId, key.key, '--json');
+      assert.equal(run.code, 1);
+      assert.equal(run.json().error.code, 'not_found');
+      assert.equal(
+        run.stderr,
+        `folio keys revoke: "${key.key.slice(0, 15)}…" is a key, not a key id: give the id (key_…) that \`folio keys list ${projectId}\` shows beside its prefix.\n`,
+      );
+      assert.ok(!`${run.stdout}${run.stderr}`.includes(key.key), 'the secret is not printed back');
+      assert.equal((await folio('keys', 'list', projectId, '--json')).json().length, 1, 'nothing revoked');
+    });
+
     test('keys create --kind preview makes a folio_pk_ key that reads the preview; list shows kinds', async () => {
       const projectId = await createProject();
       const preview = await folio(

@@ -74,6 +74,14 @@ const revokeCommand: CommandSpec = {
   positionals: ['PROJECT', 'KEY_ID'],
   async run(context, { positionals }) {
     const [projectId, keyId] = positionals as [string, string];
+    // The list shows each key's prefix beside its id, so the key itself is a likely slip; a
+    // secret is not printed back whole (stderr may end up in a log).
+    if (keyId.startsWith('folio_')) {
+      throw new AppError(
+        'not_found',
+        `"${keyId.slice(0, 15)}…" is a key, not a key id: give the id (key_…) that \`folio keys list ${projectId}\` shows beside its prefix.`,
+      );
+    }
     await revokeContentKey(await context.deps(), projectId, keyId);
     context.print({ id: keyId, revoked: true }, () => `Revoked key ${keyId}.`);
     return EXIT_OK;

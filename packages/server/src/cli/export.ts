@@ -89,6 +89,11 @@ function openForWriting(partial: string, file: string): number {
     return fs.openSync(partial, 'w');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    // Said as backup says it: the one cause an operator meets most often, and its fix.
+    if (code === 'ENOENT' && !fs.existsSync(path.dirname(file))) {
+      const why = `Cannot write ${file}: the directory ${path.dirname(file)} does not exist (create it first).`;
+      throw new AppError('invalid_body', why);
+    }
     throw new AppError('invalid_body', `Cannot write ${file} (${code}).`);
   }
 }

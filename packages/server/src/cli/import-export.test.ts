@@ -443,6 +443,13 @@ for (const dialect of DIALECTS) {
       const empty = await createProject('Empty');
       assert.equal(await exportOf(empty), '');
 
+      const nowhere = await folio('export', '--project', projectId, '--output', 'nodir/out.ndjson');
+      assert.equal(nowhere.code, 1);
+      assert.equal(
+        nowhere.stderr,
+        `folio export: Cannot write ${path.join(dir, 'nodir', 'out.ndjson')}: the directory ${path.join(dir, 'nodir')} does not exist (create it first).\n`,
+        'as backup says it',
+      );
       const missing = await folio('import', 'nope.ndjson', '--project', projectId);
       assert.equal(missing.code, 1);
       assert.equal(

@@ -74,6 +74,12 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     // Node's message goes on to explain `--`; the first sentence names the problem.
     const problem = (error as Error).message.split(/\.\s|\n/)[0]!;
     const unknown = /^Unknown option '--([^'=]+)'$/.exec(problem)?.[1];
+    // Article, import and export commands take --project; the others take PROJECT first.
+    if (unknown === 'project' && spec.positionals?.[0] === 'PROJECT') {
+      throw new UsageError(
+        `${problem}; this command takes the project as its argument: folio ${spec.name} PROJECT`,
+      );
+    }
     const match = unknown === undefined ? undefined : closestMatch(unknown, Object.keys(options));
     throw new UsageError(match ? `${problem}; did you mean --${match}?` : problem);
   }
@@ -84,7 +90,10 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     }
     const most = required.length + (spec.optionalPositionals?.length ?? 0);
     if (parsed.positionals.length > most) {
-      throw new UsageError(`unexpected argument "${parsed.positionals[most]}"`);
+      const extra = parsed.positionals[most]!;
+      const hint =
+        spec.options?.project && extra.startsWith('prj_') ? `; give the project as --project ${extra}` : '';
+      throw new UsageError(`unexpected argument "${extra}"${hint}`);
     }
   }
   return {

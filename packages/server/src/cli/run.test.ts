@@ -78,3 +78,25 @@ describe('folio help COMMAND', () => {
     assert.match(run.stderr, /unknown command "projets" \(did you mean "projects"\?\)/);
   });
 });
+
+describe('folio and the two ways commands name a project', () => {
+  test('--project where PROJECT is an argument says to give it as the argument', async () => {
+    const run = await folio('keys', 'list', '--project', 'prj_x');
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /^folio keys list: Unknown option '--project'; this command takes the project as its argument: folio keys list PROJECT\n/,
+    );
+  });
+
+  test('a project id as an argument where --project is the option says to use --project', async () => {
+    const run = await folio('articles', 'list', 'prj_x');
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /^folio articles list: unexpected argument "prj_x"; give the project as --project prj_x\n/,
+    );
+    const other = await folio('import', 'in.ndjson', 'extra');
+    assert.match(other.stderr, /^folio import: unexpected argument "extra"\n/);
+  });
+});

@@ -74,14 +74,9 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     // Node's message goes on to explain `--`; the first sentence names the problem.
     const problem = (error as Error).message.split(/\.\s|\n/)[0]!;
     const unknown = /^Unknown option '--([^'=]+)'$/.exec(problem)?.[1];
-    // Article, import and export commands take --project; the others take PROJECT first.
-    if (unknown === 'project' && spec.positionals?.[0] === 'PROJECT') {
-      throw new UsageError(
-        `${problem}; this command takes the project as its argument: folio ${spec.name} PROJECT`,
-      );
-    }
-    const match = unknown === undefined ? undefined : closestMatch(unknown, Object.keys(options));
-    throw new UsageError(match ? `${problem}; did you mean --${match}?` : problem);
+    throw new UsageError(
+      `${problem}${unknown === undefined ? '' : unknownOptionHint(spec, options, unknown)}`,
+    );
   }
   const required = spec.positionals ?? [];
   if (!parsed.values.help) {
@@ -100,6 +95,31 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     values: parsed.values as ParsedArgs['values'],
     positionals: parsed.positionals,
   };
+}
+
+// Settings an operator may try to pass as options, as `--port` for `PORT` (config.ts reads them).
+const SETTINGS: Record<string, string> = {
+  port: 'PORT',
+  host: 'HOST',
+  'database-url': 'DATABASE_URL',
+  'data-dir': 'FOLIO_DATA_DIR',
+  'base-url': 'FOLIO_BASE_URL',
+  'admin-token': 'FOLIO_ADMIN_TOKEN',
+  'log-level': 'LOG_LEVEL',
+};
+
+/** What to say after "Unknown option '--NAME'": the way this command takes it, if it has one. */
+function unknownOptionHint(spec: CommandSpec, options: ParseArgsConfig['options'], name: string): string {
+  // Article, import and export commands take --project; the others take PROJECT first.
+  if (name === 'project' && spec.positionals?.[0] === 'PROJECT') {
+    return `; this command takes the project as its argument: folio ${spec.name} PROJECT`;
+  }
+  const setting = SETTINGS[name];
+  if (setting) {
+    return `; settings are environment variables (see the README's Configuration): ${setting}=… folio ${spec.name}`;
+  }
+  const match = closestMatch(name, Object.keys(options ?? {}));
+  return match ? `; did you mean --${match}?` : '';
 }
 
 /** The context a runner hands to a command; `close()` releases the database if it was opened. */

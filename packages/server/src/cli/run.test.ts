@@ -100,3 +100,18 @@ describe('folio and the two ways commands name a project', () => {
     assert.match(other.stderr, /^folio import: unexpected argument "extra"\n/);
   });
 });
+
+describe('folio and settings given as options', () => {
+  test('an option naming a setting says it is an environment variable', async () => {
+    const port = await folio('start', '--port', '9702');
+    assert.equal(port.code, 2);
+    assert.match(
+      port.stderr,
+      /^folio start: Unknown option '--port'; settings are environment variables \(see the README's Configuration\): PORT=… folio start\n/,
+    );
+    const database = await folio('projects', 'list', '--database-url=postgres://db/folio');
+    assert.equal(database.code, 2);
+    assert.match(database.stderr, /: DATABASE_URL=… folio projects list\n/);
+    assert.match((await folio('migrate', '--data-dir', 'x')).stderr, /: FOLIO_DATA_DIR=… folio migrate\n/);
+  });
+});

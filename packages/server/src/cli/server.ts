@@ -8,8 +8,9 @@ const startCommand: CommandSpec = {
   summary: 'Start the server (HTTP APIs, webhook dispatcher, publishing scheduler)',
   usage: 'folio start',
   help: `Starts Folio exactly as \`npm start\` does: applies migrations, listens on HOST:PORT and runs
-the webhook dispatcher and the publishing scheduler until SIGTERM or SIGINT. Configured by the
-environment (see the README).`,
+the webhook dispatcher and the publishing scheduler until SIGTERM or SIGINT. Configured by
+environment variables, not options (PORT, HOST, DATABASE_URL, FOLIO_DATA_DIR, …; see the
+README's Configuration), e.g. PORT=9000 folio start.`,
   noJson: true,
   async run(context) {
     await start(context.config());

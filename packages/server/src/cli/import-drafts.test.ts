@@ -243,7 +243,7 @@ for (const dialect of DIALECTS) {
       assert.match(messages[4], /^publishAt must match format "date-time"/);
       assert.equal(
         run.stderr,
-        'folio import: 6 lines not imported (2, 3, 4, 5, 6, 7); nothing was written\n',
+        'folio import: 6 lines not imported (lines 2, 3, 4, 5, 6, 7); nothing was written\n',
       );
       assert.deepEqual(await snapshot(), before);
 

@@ -84,7 +84,7 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(
         run.stderr,
-        'folio import: 3 lines would not be imported (4, 5, 6); dry run, nothing was written\n',
+        'folio import: 3 lines would not be imported (lines 4, 5, 6); dry run, nothing was written\n',
       );
       assert.deepEqual(await snapshot(), before, 'no article, event or change was written');
 

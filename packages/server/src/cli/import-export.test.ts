@@ -225,7 +225,7 @@ for (const dialect of DIALECTS) {
         'said once, with the column',
       );
       assert.equal(summary.invalidLines[2].details[0].path, '/id');
-      assert.equal(run.stderr, 'folio import: 3 lines not imported (3, 4, 6); nothing was written\n');
+      assert.equal(run.stderr, 'folio import: 3 lines not imported (lines 3, 4, 6); nothing was written\n');
 
       assert.deepEqual(await countRows(database.db), before, 'no article and no event was written');
       assert.equal((await articleRows(projectId))[0]!.title, 'Kept');
@@ -396,7 +396,7 @@ for (const dialect of DIALECTS) {
       );
       assert.match(run.stdout, /\n {2}line 2: is not valid JSON: unexpected token 'o'\n/);
       assert.match(run.stdout, /line 3 \(id b\): blocks\/0\/url is required/);
-      assert.equal(run.stderr, 'folio import: 2 lines not imported (2, 3)\n');
+      assert.equal(run.stderr, 'folio import: 2 lines not imported (lines 2, 3)\n');
       assert.deepEqual(
         (await articleRows(projectId)).map((row) => [row.id, row.published]),
         [

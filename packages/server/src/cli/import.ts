@@ -122,8 +122,9 @@ Options:
 
 function describeFailure(summary: ImportSummary): string {
   const lines = summary.invalidLines.map((entry) => entry.line);
-  const shown = `${lines.slice(0, 10).join(', ')}${lines.length > 10 ? ', …' : ''}`;
   const plural = lines.length > 1 ? 's' : '';
+  // "(line 2)", not "(2)": beside the count, a bare number reads as a second count.
+  const shown = `line${plural} ${lines.slice(0, 10).join(', ')}${lines.length > 10 ? ', …' : ''}`;
   if (summary.dryRun) {
     return `${lines.length} line${plural} would not be imported (${shown}); dry run, nothing was written`;
   }

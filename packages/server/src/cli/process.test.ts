@@ -246,7 +246,7 @@ for (const dialect of DIALECTS) {
         /^Nothing was imported into project prj_\w+: 0 created, 0 updated, 0 unchanged, 1 invalid\./,
       );
       assert.match(refused.stdout, /line 2 \(id two\): blocks\/0\/content is required/);
-      assert.equal(refused.stderr, 'folio import: 1 line not imported (2); nothing was written\n');
+      assert.equal(refused.stderr, 'folio import: 1 line not imported (line 2); nothing was written\n');
       assert.equal((await countRows(database.db)).articles, 0);
 
       const partial = await folio(

@@ -69,6 +69,18 @@ for (const dialect of DIALECTS) {
       );
     });
 
+    test('projects list with none names the database it looked in, for a wrong FOLIO_DATA_DIR', async () => {
+      const run = await folio('projects', 'list');
+      assert.equal(run.code, 0, run.stderr);
+      const where =
+        dialect === 'sqlite'
+          ? `${database.location.dataDir}/folio.sqlite`
+          : 'postgres://postgres@127.0.0.1:5432/';
+      assert.ok(run.stdout.startsWith(`No projects yet in ${where}`), run.stdout);
+      assert.match(run.stdout, /not the server's\? Set FOLIO_DATA_DIR or DATABASE_URL as it has them\./);
+      assert.match(run.stdout, /\nCreate one with: folio projects create --name "My site"\n$/);
+    });
+
     test('projects create refuses what the API refuses, names the flag, and writes nothing', async () => {
       const cases: [string[], string, string][] = [
         [['--website-url', 'ftp://example.com'], '--website-url', '/websiteUrl'],

@@ -1,4 +1,7 @@
 import { NewProjectSchema, type Project, ProjectPatchSchema } from '@folio/schema';
+import type { Config } from '../config.ts';
+import { sqliteFile } from '../db/connect.ts';
+import { redactUrl } from '../redact-url.ts';
 import { createProject, listProjects, updateProject } from '../services/projects.ts';
 import { type CommandSpec, EXIT_OK, type ParsedArgs, table, UsageError } from './context.ts';
 import { createInputValidator, namingInputs } from './validate.ts';
@@ -95,7 +98,7 @@ const listCommand: CommandSpec = {
     const projects = await listProjects(await context.deps());
     context.print(projects, () =>
       projects.length === 0
-        ? 'No projects yet. Create one with: folio projects create --name "My site"'
+        ? noProjectsText(context.config())
         : table(
             ['ID', 'NAME', 'WEBSITE URL', 'ARTICLES PATH', 'CREATED', 'PREVIEW URL'],
             projects.map((p) => [
@@ -123,3 +126,11 @@ function describeProject(project: Project): string {
 }
 
 export const projectCommands = [createCommand, listCommand, updateCommand];
+
+// Run outside the service's environment (another directory, a shell without DATABASE_URL), the
+// command opens a new, empty database: naming it tells that apart from a server with no projects.
+function noProjectsText({ databaseUrl, dataDir }: Config): string {
+  const where = databaseUrl ? redactUrl(databaseUrl, 'postgres') : sqliteFile(dataDir);
+  return `No projects yet in ${where} (not the server's? Set FOLIO_DATA_DIR or DATABASE_URL as it has them.)
+Create one with: folio projects create --name "My site"`;
+}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { AppError } from '../errors.ts';
 import { importArticles } from '../services/article-transfer.ts';
 import { getProject } from '../services/projects.ts';
-import { type CommandSpec, EXIT_FAILED, EXIT_OK, resolveProjectId } from './context.ts';
+import { type CommandSpec, EXIT_FAILED, EXIT_OK, resolveProjectId, UsageError } from './context.ts';
 import { rehearseImport } from './import-dry-run.ts';
 import { checkLines, type InvalidLine, itemsOf } from './import-lines.ts';
 import { createProgress } from './progress.ts';
@@ -63,6 +63,11 @@ Options:
   },
   positionals: ['FILE'],
   async run(context, { values, positionals }) {
+    if (positionals[0] === '-') {
+      throw new UsageError(
+        'FILE must be a file, not standard input (-): import reads it twice, to check every line and then to write; save the input to a file first',
+      );
+    }
     const file = path.resolve(context.io.cwd ?? process.cwd(), positionals[0]!);
     const size = sizeOf(file);
     const progress = createProgress(context.io.stderr);

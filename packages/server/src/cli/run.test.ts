@@ -115,3 +115,14 @@ describe('folio and settings given as options', () => {
     assert.match((await folio('migrate', '--data-dir', 'x')).stderr, /: FOLIO_DATA_DIR=… folio migrate\n/);
   });
 });
+
+describe('folio import -', () => {
+  test('says import reads a file, not standard input, and how to give it one', async () => {
+    const run = await folio('import', '-');
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /^folio import: FILE must be a file, not standard input \(-\): import reads it twice, to check every line and then to write; save the input to a file first\n/,
+    );
+  });
+});

@@ -126,3 +126,17 @@ describe('folio import -', () => {
     );
   });
 });
+
+describe('folio without a command', () => {
+  test('is a usage error: the command list goes to stderr, as every usage error does', async () => {
+    for (const argv of [[], ['projects']]) {
+      const run = await folio(...argv);
+      assert.equal(run.code, 2, argv.join(' '));
+      assert.equal(run.stdout, '', 'nothing on stdout, where a result would be');
+      assert.match(run.stderr, /\nCommands:\n/);
+    }
+    const asked = await folio('projects', '--help');
+    assert.equal(asked.code, 0);
+    assert.match(asked.stdout, /\n {2}projects create\s/, 'help asked for goes to stdout');
+  });
+});

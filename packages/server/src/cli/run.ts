@@ -83,12 +83,14 @@ function printTopLevel(argv: string[], io: CliIo): number {
     return EXIT_OK;
   }
   const group = COMMANDS.filter((command) => command.name.startsWith(`${first} `));
+  // Help asked for is the result, on stdout; help for a missing command is a usage error's
+  // message, on stderr, so `folio > out` leaves nothing in out.
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-    io.stdout.write(topLevelHelp(COMMANDS));
+    (first === undefined ? io.stderr : io.stdout).write(topLevelHelp(COMMANDS));
     return first === undefined ? EXIT_USAGE : EXIT_OK;
   }
   if (group.length > 0 && (second === undefined || second === '--help' || second === '-h')) {
-    io.stdout.write(topLevelHelp(group));
+    (second === undefined ? io.stderr : io.stdout).write(topLevelHelp(group));
     return second === undefined ? EXIT_USAGE : EXIT_OK;
   }
   const what =

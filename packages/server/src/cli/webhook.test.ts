@@ -140,6 +140,25 @@ for (const dialect of DIALECTS) {
       assert.equal(unknown.json().error.code, 'not_found');
     });
 
+    test('the delivery log says when each delivery is tried next, as the dashboard does', async () => {
+      receiver.replies = [{ status: 500 }];
+      const { deliveryId: failed } = (await folio('webhook', 'test', projectId, '--json')).json();
+      await dispatch();
+      await receiver.waitFor(1);
+      const { deliveryId: queued } = (await folio('webhook', 'test', projectId, '--json')).json();
+      const { nextAttemptAt } = (await deliveries()).find((d: { id: string }) => d.id === failed);
+      const human = (await folio('webhook', 'deliveries', projectId)).stdout;
+      assert.match(
+        human,
+        /^ID\s+EVENT\s+STATUS\s+ATTEMPTS\s+LAST CODE\s+NEXT ATTEMPT\s+CREATED\s+LAST ERROR\n/,
+      );
+      assert.match(
+        human,
+        new RegExp(`\n${failed}\\s+webhook\\.test\\s+pending\\s+1\\s+500\\s+${nextAttemptAt}\\s`),
+      );
+      assert.match(human, new RegExp(`\n${queued}\\s+webhook\\.test\\s+pending\\s+0\\s+-\\s+due now\\s`));
+    });
+
     test('retry sends a failed delivery again at once, with the same webhook-id, not at its next attempt', async () => {
       receiver.replies = [{ status: 500 }];
       const { deliveryId, webhookId } = (await folio('webhook', 'test', projectId, '--json')).json();

@@ -1,4 +1,4 @@
-import { WebhookInputSchema } from '@folio/schema';
+import { type Delivery, WebhookInputSchema } from '@folio/schema';
 import { AppError } from '../errors.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import {
@@ -148,6 +148,7 @@ Options:
     const limit = wholeNumber('--limit', values.limit, 20);
     const projectId = positionals[0]!;
     const result = await listDeliveries(await context.deps(), projectId, { page, limit });
+    const now = Date.now();
     context.print(result, () => {
       if (result.pagination.total === 0) {
         return `No deliveries yet. Once a webhook URL is set (folio webhook set ${projectId} URL), \`folio webhook test ${projectId}\` sends one to it.`;
@@ -158,11 +159,12 @@ Options:
         d.status,
         String(d.attempts),
         d.lastStatusCode === null ? '-' : String(d.lastStatusCode),
+        nextAttempt(d, now),
         d.createdAt,
         d.lastError ?? '',
       ]);
       const { page: at, totalPages, total } = result.pagination;
-      return `${table(['ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST CODE', 'CREATED', 'LAST ERROR'], rows)}\n(page ${at} of ${totalPages}, ${total} in all)`;
+      return `${table(['ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST CODE', 'NEXT ATTEMPT', 'CREATED', 'LAST ERROR'], rows)}\n(page ${at} of ${totalPages}, ${total} in all)`;
     });
     return EXIT_OK;
   },
@@ -187,6 +189,13 @@ within a second; the ids are in \`folio webhook deliveries PROJECT\`.`,
     return EXIT_OK;
   },
 };
+
+/** When a delivery is tried next, in the dashboard's words (pages/delivery-log.ts). */
+function nextAttempt(delivery: Delivery, now: number): string {
+  if (delivery.status === 'failed') return 'none (webhook retry sends it again)';
+  if (delivery.status !== 'pending' || !delivery.nextAttemptAt) return '-';
+  return Date.parse(delivery.nextAttemptAt) <= now ? 'due now' : delivery.nextAttemptAt;
+}
 
 /** A catch for the service's "no webhook URL" conflict that says the command setting one. */
 function namingHowToSetUrl(deps: ServiceDeps, projectId: string) {
